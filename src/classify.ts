@@ -1,0 +1,139 @@
+/** The HTTP statuses worth retrying: timeouts, too early, too many requests, and the server-side failures that pass. */
+const TRANSIENT_STATUSES = /* @__PURE__ */ new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/** Socket and DNS failures (Node's `code`s) and undici's connection and timeout errors. */
+const NETWORK_CODES = /* @__PURE__ */ new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** The messages of the TypeError that `fetch` rejects with on a network failure, runtime by runtime. */
+const FETCH_FAILURES = /* @__PURE__ */ new Set([
+  'fetch failed', // Node (undici)
+  'Failed to fetch', // Chromium, Deno
+  'network error', // Chromium, some paths
+  'NetworkError when attempting to fetch resource.', // Firefox
+  'Load failed', // Safari
+  'The Internet connection appears to be offline.', // Safari
+  'Network request failed', // React Native, whatwg-fetch, cross-fetch
+  'Network connection lost', // Cloudflare Workers
+]);
+
+/** Errors that mean a bug or a deliberate stop, not a passing failure. */
+const PERMANENT_NAMES = /* @__PURE__ */ new Set([
+  'AbortError',
+  'TypeError',
+  'RangeError',
+  'SyntaxError',
+  'ReferenceError',
+  'RetryError',
+]);
+
+/** How deep {@link isNetworkError} follows `cause`: enough for wrapped fetch errors, bounded against cycles. */
+const MAX_CAUSE_DEPTH = 8;
+
+type Bag = Record<string, unknown>;
+const isObject = (value: unknown): value is Bag => typeof value === 'object' && value !== null;
+const asStatus = (value: unknown): number | undefined =>
+  Number.isInteger(value) && (value as number) >= 100 && (value as number) <= 599 ? (value as number) : undefined;
+
+/**
+ * The HTTP status an error carries, read from `status`, `statusCode`, `response.status`, `response.statusCode` or
+ * `$metadata.httpStatusCode` (AWS SDK v3), first found wins; `undefined` if none is an integer from 100 to 599.
+ *
+ * @example
+ * ```ts
+ * getStatus({ response: { status: 503 } }); // 503
+ * ```
+ */
+export function getStatus(error: unknown): number | undefined {
+  if (!isObject(error)) return undefined;
+  const { response, $metadata } = error;
+  return (
+    asStatus(error.status) ??
+    asStatus(error.statusCode) ??
+    (isObject(response) ? (asStatus(response.status) ?? asStatus(response.statusCode)) : undefined) ??
+    (isObject($metadata) ? asStatus($metadata.httpStatusCode) : undefined)
+  );
+}
+
+/**
+ * Whether an HTTP status is worth retrying: 408, 425, 429, 500, 502, 503 or 504. Every other status is permanent
+ * (a 501 or a 4xx will not change by asking again).
+ *
+ * @example
+ * ```ts
+ * isTransientStatus(503); // true
+ * isTransientStatus(404); // false
+ * ```
+ */
+export function isTransientStatus(status: number): boolean {
+  return TRANSIENT_STATUSES.has(status);
+}
+
+/**
+ * Whether an error, or any error in its `cause` chain (8 deep at most), is a network failure: a socket or DNS error
+ * code (`ECONNRESET`, `ECONNREFUSED`, `ECONNABORTED`, `ETIMEDOUT`, `EPIPE`, `EAI_AGAIN`, `ENETUNREACH`, `ENETDOWN`,
+ * `EHOSTUNREACH`), undici's `UND_ERR_SOCKET`, `UND_ERR_CONNECT_TIMEOUT`, `UND_ERR_HEADERS_TIMEOUT`,
+ * `UND_ERR_BODY_TIMEOUT`, or the TypeError that `fetch` rejects with when the network fails, in any runtime
+ * (`'fetch failed'`, `'Failed to fetch'`, `'Load failed'`, ...).
+ *
+ * @example
+ * ```ts
+ * isNetworkError(new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } })); // true
+ * ```
+ */
+export function isNetworkError(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && isObject(current); depth++) {
+    if (NETWORK_CODES.has(current.code as string)) return true;
+    if (current.name === 'TypeError' && FETCH_FAILURES.has(current.message as string)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/**
+ * The default classifier of `retry()`: whether a failure may pass if the call is tried again.
+ *
+ * 1. An error with an HTTP status (see {@link getStatus}) is transient iff {@link isTransientStatus}.
+ * 2. A network failure (see {@link isNetworkError}) is transient.
+ * 3. An `AbortError`, a `RetryError` (an inner `retry()` already gave up: retrying it would multiply attempts), and
+ *    `TypeError`, `RangeError`, `SyntaxError`, `ReferenceError` (bugs) are permanent.
+ * 4. Anything else, a plain `Error`, your own error class or a thrown string, is transient.
+ *
+ * Rule 4 is lenient on purpose: an unknown failure is usually worth a few bounded, jittered tries. To be stricter,
+ * pass your own `isTransient` to `retry()` and compose: `(e) => e instanceof MyTransientError || isNetworkError(e)`.
+ *
+ * @example
+ * ```ts
+ * isTransient({ status: 503 }); // true
+ * isTransient({ status: 400 }); // false
+ * isTransient(new Error('lock timeout')); // true
+ * isTransient(new TypeError('x is not a function')); // false
+ * ```
+ */
+export function isTransient(error: unknown): boolean {
+  const status = getStatus(error);
+  if (status !== undefined) return isTransientStatus(status);
+  if (isNetworkError(error)) return true;
+  if (!isObject(error)) return true;
+  return !(
+    PERMANENT_NAMES.has(error.name as string) ||
+    error instanceof TypeError ||
+    error instanceof RangeError ||
+    error instanceof SyntaxError ||
+    error instanceof ReferenceError
+  );
+}

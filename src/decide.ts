@@ -1,0 +1,33 @@
+import { delayFor } from './delay';
+import type { StopReason } from './errors';
+import type { RetryPolicy } from './policy';
+
+/**
+ * The decision after a transient failure, as a value: retry after `delayMs`, or stop for a named reason.
+ * `backoffMs` is the jittered part of the delay, what `'decorrelated'` jitter grows from next time.
+ */
+export type Decision =
+  | { readonly retry: true; readonly delayMs: number; readonly backoffMs: number }
+  | { readonly retry: false; readonly reason: StopReason };
+
+/**
+ * Whether to retry after `attempt` failed, `elapsedMs` into the call, the server having asked for `retryAfterMs`
+ * (or not). Checks, in order: attempts left, the server's wait against `maxRetryAfterMs`, and whether the sleep would
+ * end at or after the deadline. The delay is the server's wait plus the jittered backoff on top, so clients told the
+ * same moment do not return together. Pure but for `policy.random`.
+ */
+export function decide(
+  policy: RetryPolicy<never>,
+  attempt: number,
+  elapsedMs: number,
+  retryAfterMs: number | undefined,
+  previousBackoffMs: number | undefined,
+): Decision {
+  if (attempt >= policy.maxAttempts) return { retry: false, reason: 'attempts' };
+  if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs)
+    return { retry: false, reason: 'retry-after' };
+  const backoffMs = delayFor(policy, attempt, previousBackoffMs);
+  const delayMs = (retryAfterMs ?? 0) + backoffMs;
+  if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
+  return { retry: true, delayMs, backoffMs };
+}

@@ -1,0 +1,121 @@
+import { fail, num, optionalFn, or } from './validate';
+
+/**
+ * How a delay is spread below its exponential ceiling.
+ *
+ * - `'full'` (default): anywhere in `[0, ceiling)`. The least total work for a fleet of clients that failed
+ *   together: choose it unless you have a reason not to.
+ * - `'equal'`: in `[ceiling / 2, ceiling)`. Never retries almost at once; about the same work as full jitter but
+ *   a longer wait. Choose it when a near-zero delay would be harmful (a server that needs a moment to restart).
+ * - `'decorrelated'`: AWS's formula, each delay random between `baseMs` and three times the previous one.
+ *   A little more work than full jitter, done a little sooner. Ignores `factor`.
+ * - `'none'`: exactly the ceiling. Every client that failed together retries together: only for a single client,
+ *   or for tests.
+ */
+export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
+
+/** The backoff options, shared by {@link computeDelay} and `retry()`. Every field is optional. */
+export interface BackoffOptions {
+  /** How to randomise the delay. Default `'full'`. See {@link Jitter} for when to pick each. */
+  readonly jitter?: Jitter | undefined;
+  /** The first ceiling, in ms: a finite number >= 0. Default `100`. */
+  readonly baseMs?: number | undefined;
+  /** No delay exceeds this, in ms: a finite number >= `baseMs`. Default `10_000`. */
+  readonly capMs?: number | undefined;
+  /** The ceiling grows by this factor each attempt: a finite number >= 1. Default `2`. Not used by `'decorrelated'`. */
+  readonly factor?: number | undefined;
+  /**
+   * The source of randomness, returning a number in `[0, 1)`. Default: `Math.random`, looked up at each call.
+   * Pass a seeded generator to make delays, and a whole `retry()` run, reproducible.
+   */
+  readonly random?: (() => number) | undefined;
+}
+
+/** Backoff options after validation, every default filled in. */
+export interface Backoff {
+  readonly jitter: Jitter;
+  readonly baseMs: number;
+  readonly capMs: number;
+  readonly factor: number;
+  readonly random: () => number;
+}
+
+const JITTERS: readonly string[] = ['none', 'full', 'equal', 'decorrelated'];
+
+/** `Math.random`, looked up at call time so that a stub installed later is honoured. */
+const mathRandom = () => Math.random();
+
+/** Validates backoff options and fills in the defaults. Throws TypeError or RangeError naming the bad option. */
+export function normalizeBackoff(options: BackoffOptions = {}): Backoff {
+  if (options === null || typeof options !== 'object') fail(TypeError, 'the policy', 'an object', options);
+  const jitter = or<unknown>(options.jitter, 'full');
+  if (!JITTERS.includes(jitter as string)) {
+    fail(typeof jitter === 'string' ? RangeError : TypeError, 'jitter', `one of '${JITTERS.join("', '")}'`, jitter);
+  }
+  const baseMs = num('baseMs', or(options.baseMs, 100), 'a finite number >= 0', (n) => n >= 0 && n < Infinity);
+  const capMs = num(
+    'capMs',
+    or(options.capMs, 10_000),
+    `a finite number >= baseMs (${baseMs})`,
+    (n) => n >= baseMs && n < Infinity,
+  );
+  const factor = num('factor', or(options.factor, 2), 'a finite number >= 1', (n) => n >= 1 && n < Infinity);
+  const random = or(optionalFn('random', options.random), mathRandom);
+  return { jitter: jitter as Jitter, baseMs, capMs, factor, random };
+}
+
+/** Draws from `random` and checks the draw, so that a broken generator is a clear error, not a NaN delay. */
+function draw(random: () => number): number {
+  const r = random();
+  if (!(r >= 0 && r < 1)) fail(RangeError, 'random()', 'a number in [0, 1)', r);
+  return r;
+}
+
+/**
+ * The delay formula on validated options; {@link computeDelay} checks its inputs and calls this. Pure but for
+ * `backoff.random`, which is called at most once, and not at all for `'none'`.
+ */
+export function delayFor(backoff: Backoff, attempt: number, previousDelayMs: number | undefined): number {
+  const { jitter, baseMs, capMs } = backoff;
+  if (jitter === 'decorrelated') {
+    const previous = previousDelayMs ?? baseMs;
+    return Math.min(capMs, baseMs + draw(backoff.random) * Math.max(0, 3 * previous - baseMs));
+  }
+  // baseMs 0 stays 0 (0 * Infinity would be NaN); factor ** (attempt - 1) may overflow to Infinity, which min() caps.
+  const ceiling = baseMs === 0 ? 0 : Math.min(capMs, baseMs * backoff.factor ** (attempt - 1));
+  if (jitter === 'none') return ceiling;
+  const r = draw(backoff.random);
+  return jitter === 'full' ? r * ceiling : ceiling / 2 + (r * ceiling) / 2;
+}
+
+/**
+ * How long to wait before the next attempt, in milliseconds (not rounded). Pure: the same inputs and `random`
+ * give the same delay, and the result is always finite and within `[0, capMs]`, for any attempt.
+ *
+ * With `ceiling = min(capMs, baseMs * factor ** (attempt - 1))`: `'none'` waits the ceiling, `'full'`
+ * `random() * ceiling`, `'equal'` `ceiling / 2 + random() * ceiling / 2`, and `'decorrelated'`
+ * `min(capMs, baseMs + random() * max(0, 3 * previous - baseMs))` with `previous = previousDelayMs ?? baseMs`.
+ *
+ * @param attempt - The 1-based number of the attempt that just failed (1 before the first retry): an integer >= 1.
+ * @param policy - Backoff options; defaults: full jitter, `baseMs` 100, `capMs` 10 000, `factor` 2, `Math.random`.
+ *   Keys it does not know are ignored, so a whole `retry()` policy may be passed.
+ * @param previousDelayMs - The delay returned for the previous attempt: only `'decorrelated'` uses it. Finite, >= 0.
+ * @returns The delay in milliseconds.
+ * @throws RangeError for a bad attempt or option value, TypeError for a wrong type; messages name the option.
+ *
+ * @example
+ * ```ts
+ * import { computeDelay } from 'herdless';
+ * computeDelay(1); // somewhere in [0, 100)
+ * computeDelay(5, { jitter: 'equal', baseMs: 200, capMs: 5_000 }); // in [1600, 3200)
+ * let d = computeDelay(1, { jitter: 'decorrelated' });
+ * d = computeDelay(2, { jitter: 'decorrelated' }, d); // in [100, 3 * d)
+ * ```
+ */
+export function computeDelay(attempt: number, policy?: BackoffOptions, previousDelayMs?: number): number {
+  num('attempt', attempt, 'an integer >= 1', (n) => Number.isInteger(n) && n >= 1);
+  if (previousDelayMs !== undefined) {
+    num('previousDelayMs', previousDelayMs, 'a finite number >= 0', (n) => n >= 0 && n < Infinity);
+  }
+  return delayFor(normalizeBackoff(policy), attempt, previousDelayMs);
+}

@@ -1,0 +1,152 @@
+import { isTransient } from './classify';
+import { type Backoff, type BackoffOptions, normalizeBackoff } from './delay';
+import { fail, num, optionalFn, or } from './validate';
+
+/** What `retry()` passes to each attempt. */
+export interface RetryContext {
+  /** The 1-based number of this attempt. */
+  readonly attempt: number;
+  /**
+   * Aborted when the caller's signal aborts, when the overall deadline passes, or when this attempt's own timeout
+   * passes. Pass it on (`fetch(url, { signal })`) so the abandoned work stops too. Fresh for each attempt, and
+   * created only if read.
+   */
+  readonly signal: AbortSignal;
+  /** Milliseconds since `retry()` was called, when this attempt started (0 for the first). */
+  readonly elapsedMs: number;
+}
+
+/** What `onRetry` receives before each sleep (frozen). */
+export interface RetryEvent {
+  /** The attempt that failed. */
+  readonly attempt: number;
+  /** Its error; `undefined` when the retry is for a result that `shouldRetryResult` rejected. */
+  readonly error: unknown;
+  /** The retried result, when the retry is for a result; else `undefined`. */
+  readonly value?: unknown;
+  /** The sleep that follows, in ms, exactly (the server's Retry-After, if any, plus the backoff). */
+  readonly delayMs: number;
+  /** Milliseconds since `retry()` was called. */
+  readonly elapsedMs: number;
+}
+
+/**
+ * Everything `retry()` accepts. Every field is optional; the defaults make three attempts with full jitter.
+ * Validate and freeze a policy once with {@link createPolicy} to reuse it.
+ */
+export interface RetryOptions<T = unknown> extends BackoffOptions {
+  /** Attempts in all, counting the first call: an integer >= 1, or Infinity with a finite `timeoutMs`. Default `3`. */
+  readonly maxAttempts?: number | undefined;
+  /**
+   * Overall deadline in ms, across attempts and sleeps: > 0. Default `Infinity` (none). A sleep that would end at or
+   * after it is not started (`retry()` gives up at once); an attempt still running when it passes is aborted and
+   * abandoned then.
+   */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Each attempt's own timeout in ms: > 0. Default `Infinity` (none). When it passes, the attempt's signal is aborted
+   * with a `TimeoutError`, the attempt is abandoned and counts as a transient failure.
+   */
+  readonly attemptTimeoutMs?: number | undefined;
+  /**
+   * The caller's signal. Already aborted: `retry()` rejects with `signal.reason` without calling `fn`. Aborted later:
+   * it rejects at once with `signal.reason` (same object), aborts the attempt's signal and clears its timer.
+   */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Decides whether an error is worth another attempt. Default: the exported `isTransient`. May be async; if it
+   * throws, `retry()` rejects with what it threw.
+   */
+  readonly isTransient?: ((error: unknown, attempt: number) => boolean | PromiseLike<boolean>) | undefined;
+  /**
+   * Retries on a resolved value too, when this returns true (a 503 `Response`, say). Out of attempts, `retry()`
+   * resolves with the last value. Default: none (every value is a success).
+   */
+  readonly shouldRetryResult?: ((value: T, attempt: number) => boolean | PromiseLike<boolean>) | undefined;
+  /**
+   * The longest Retry-After (or `retry-after-ms`) to honour, in ms: > 0. Default `60_000`. A server asking for more
+   * makes `retry()` give up at once with reason `'retry-after'`.
+   */
+  readonly maxRetryAfterMs?: number | undefined;
+  /** Called before each sleep, and awaited. If it throws, `retry()` rejects with what it threw. Default: none. */
+  readonly onRetry?: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
+}
+
+/** A validated, frozen policy, every default filled in: what {@link createPolicy} returns. */
+export interface RetryPolicy<T = unknown> extends Backoff {
+  readonly maxAttempts: number;
+  readonly timeoutMs: number;
+  readonly attemptTimeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly isTransient: (error: unknown, attempt: number) => boolean | PromiseLike<boolean>;
+  readonly shouldRetryResult: ((value: T, attempt: number) => boolean | PromiseLike<boolean>) | undefined;
+  readonly maxRetryAfterMs: number;
+  readonly onRetry: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
+}
+
+const positive = (name: string, value: number | undefined) =>
+  num(name, or(value, Infinity), 'a number > 0 (Infinity for none)', (n) => n > 0);
+
+/** A validated policy. A class so that `retry()` tells one apart from a plain options object cheaply and skips checks. */
+class Policy {
+  constructor(values: RetryPolicy<unknown>) {
+    Object.freeze(Object.assign(this, values));
+  }
+}
+
+function validate<T>(options: RetryOptions<T>): RetryPolicy<T> {
+  const timeoutMs = positive('timeoutMs', options.timeoutMs);
+  const { signal } = options;
+  if (signal !== undefined && typeof (signal as Partial<AbortSignal> | null)?.addEventListener !== 'function') {
+    fail(TypeError, 'signal', 'an AbortSignal', signal);
+  }
+  const values: RetryPolicy<T> = {
+    ...normalizeBackoff(options),
+    maxAttempts: num(
+      'maxAttempts',
+      or(options.maxAttempts, 3),
+      'an integer >= 1, or Infinity with a finite timeoutMs',
+      (n) => (Number.isInteger(n) && n >= 1) || (n === Infinity && timeoutMs < Infinity),
+    ),
+    timeoutMs,
+    attemptTimeoutMs: positive('attemptTimeoutMs', options.attemptTimeoutMs),
+    signal,
+    isTransient: or(optionalFn('isTransient', options.isTransient), isTransient),
+    shouldRetryResult: optionalFn('shouldRetryResult', options.shouldRetryResult),
+    maxRetryAfterMs: positive('maxRetryAfterMs', or(options.maxRetryAfterMs, 60_000)),
+    onRetry: optionalFn('onRetry', options.onRetry),
+  };
+  for (const key of Object.keys(options)) {
+    if (!(key in values))
+      throw new TypeError(`herdless: unknown option '${key}' (known: ${Object.keys(values).join(', ')})`);
+  }
+  return new Policy(values as RetryPolicy<unknown>) as unknown as RetryPolicy<T>;
+}
+
+/** The policy `retry()` uses when given none. */
+const DEFAULT_POLICY = /* @__PURE__ */ validate({});
+
+/** A policy `retry()` can use: the one given if {@link createPolicy} made it, else a freshly validated one. */
+export function toPolicy<T>(options: RetryOptions<T> | undefined): RetryPolicy<T> {
+  if (options === undefined) return DEFAULT_POLICY as RetryPolicy<T>;
+  return options instanceof Policy ? (options as unknown as RetryPolicy<T>) : validate(options);
+}
+
+/**
+ * Validates `retry()` options once, fills in the defaults and returns a frozen policy that `retry()` uses as it is,
+ * without checking it again. Choose it for a policy shared by many calls; pass it with a per-call signal as
+ * `retry(fn, { ...policy, signal })` (a spread is a plain object again, and is checked again).
+ *
+ * @throws TypeError for an unknown option (`maxAttemps`) or a wrong type, RangeError for a bad number; the message
+ *   names the option.
+ *
+ * @example
+ * ```ts
+ * import { createPolicy, retry } from 'herdless';
+ * const policy = createPolicy({ maxAttempts: 5, baseMs: 200, timeoutMs: 10_000 });
+ * const user = await retry(() => api.getUser(id), policy);
+ * ```
+ */
+export function createPolicy<T = unknown>(options: RetryOptions<T> = {}): RetryPolicy<T> {
+  return toPolicy(options);
+}

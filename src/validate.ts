@@ -1,0 +1,28 @@
+/** Shared checks for options: one wording for every message, `herdless: <name> must be <rule>, got <value>`. */
+
+/** Renders a bad value for an error message: strings quoted, everything else as `String()` would. */
+const show = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : String(value));
+
+/** Throws `Kind` (TypeError for a wrong type, RangeError for a wrong value) naming the option and the rule. */
+export function fail(Kind: ErrorConstructor, name: string, rule: string, value: unknown): never {
+  throw new Kind(`herdless: ${name} must be ${rule}, got ${show(value)}`);
+}
+
+/**
+ * Returns `value` if it is a number that passes `ok`, else throws: TypeError when it is not a number,
+ * RangeError when it is one but breaks the rule (NaN always does, as no comparison holds for it).
+ */
+export function num(name: string, value: unknown, rule: string, ok: (n: number) => boolean): number {
+  if (typeof value !== 'number') fail(TypeError, name, `a number (${rule})`, value);
+  if (!ok(value)) fail(RangeError, name, rule, value);
+  return value;
+}
+
+/** Returns `value` if it is a function or undefined, else throws a TypeError naming the option. */
+export function optionalFn<F>(name: string, value: F | undefined): F | undefined {
+  if (value !== undefined && typeof value !== 'function') fail(TypeError, name, 'a function', value);
+  return value;
+}
+
+/** The option's value, or `fallback` when it is absent or `undefined` (but not `null`, which is a wrong type). */
+export const or = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
