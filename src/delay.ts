@@ -85,7 +85,8 @@ export function delayFor(backoff: Backoff, attempt: number, previousDelayMs: num
   const ceiling = baseMs === 0 ? 0 : Math.min(capMs, baseMs * backoff.factor ** (attempt - 1));
   if (jitter === 'none') return ceiling;
   const r = draw(backoff.random);
-  return jitter === 'full' ? r * ceiling : ceiling / 2 + (r * ceiling) / 2;
+  // min(): in the subnormal range, halving rounds up and the sum could pass the ceiling by one ulp.
+  return jitter === 'full' ? r * ceiling : Math.min(ceiling, ceiling / 2 + (r * ceiling) / 2);
 }
 
 /**

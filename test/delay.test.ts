@@ -17,7 +17,7 @@ function reference(
   const ceiling = base === 0 ? 0 : Math.min(cap, base * factor ** (attempt - 1));
   if (jitter === 'none') return ceiling;
   if (jitter === 'full') return r * ceiling;
-  return ceiling / 2 + (r * ceiling) / 2;
+  return Math.min(ceiling, ceiling / 2 + (r * ceiling) / 2); // the contract's bound: never above the ceiling
 }
 
 const jitters: Jitter[] = ['none', 'full', 'equal', 'decorrelated'];

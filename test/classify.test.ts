@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { getStatus, isNetworkError, isTransient, isTransientStatus, RetryError } from '../src/index';
+
+describe('getStatus', () => {
+  it.each([
+    [{ status: 503 }, 503],
+    [{ statusCode: 429 }, 429],
+    [{ response: { status: 502 } }, 502],
+    [{ response: { statusCode: 504 } }, 504],
+    [{ $metadata: { httpStatusCode: 500 } }, 500],
+    [{ status: 404, response: { status: 503 } }, 404],
+    [{ status: '503' }, undefined],
+    [{ status: 0 }, undefined],
+    [{ status: 700 }, undefined],
+    [{ status: 503.5 }, undefined],
+    [{ response: null }, undefined],
+    [null, undefined],
+    ['503', undefined],
+  ])('%o -> %s', (error, status) => {
+    expect(getStatus(error)).toBe(status);
+  });
+});
+
+describe('isTransientStatus', () => {
+  it('is true exactly for 408, 425, 429, 500, 502, 503, 504', () => {
+    const transient = [];
+    for (let s = 100; s <= 599; s++) if (isTransientStatus(s)) transient.push(s);
+    expect(transient).toEqual([408, 425, 429, 500, 502, 503, 504]);
+  });
+});
+
+describe('isNetworkError', () => {
+  it.each([
+    'ECONNRESET',
+    'ECONNREFUSED',
+    'ECONNABORTED',
+    'ETIMEDOUT',
+    'EPIPE',
+    'EAI_AGAIN',
+    'ENETUNREACH',
+    'ENETDOWN',
+    'EHOSTUNREACH',
+    'UND_ERR_SOCKET',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_BODY_TIMEOUT',
+  ])('code %s, on the error or deep in its cause chain', (code) => {
+    expect(isNetworkError(Object.assign(new Error('x'), { code }))).toBe(true);
+    const wrapped = new Error('outer', {
+      cause: new Error('mid', { cause: Object.assign(new Error('inner'), { code }) }),
+    });
+    expect(isNetworkError(wrapped)).toBe(true);
+  });
+
+  it.each([
+    'fetch failed',
+    'Failed to fetch',
+    'network error',
+    'NetworkError when attempting to fetch resource.',
+    'Load failed',
+    'The Internet connection appears to be offline.',
+    'Network request failed',
+    'Network connection lost',
+  ])("fetch's TypeError '%s'", (message) => {
+    expect(isNetworkError(new TypeError(message))).toBe(true);
+    expect(isNetworkError(new Error(message))).toBe(false); // only fetch's TypeError carries these
+  });
+
+  it('is false for other codes, other TypeErrors, non-objects, and stops at a bounded depth (cycles too)', () => {
+    expect(isNetworkError(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(false);
+    expect(isNetworkError(new TypeError('x is not a function'))).toBe(false);
+    expect(isNetworkError('ECONNRESET')).toBe(false);
+    expect(isNetworkError(undefined)).toBe(false);
+    const cyclic: { cause?: unknown } = {};
+    cyclic.cause = cyclic;
+    expect(isNetworkError(cyclic)).toBe(false);
+    let deep: unknown = { code: 'ECONNRESET' };
+    for (let i = 0; i < 9; i++) deep = { cause: deep };
+    expect(isNetworkError(deep)).toBe(false); // 9 levels down: past the bound of 8
+    let eight: unknown = { code: 'ECONNRESET' };
+    for (let i = 0; i < 8; i++) eight = { cause: eight };
+    expect(isNetworkError(eight)).toBe(true);
+  });
+});
+
+describe('isTransient (the default classifier)', () => {
+  it('a status decides alone', () => {
+    expect(isTransient({ status: 503 })).toBe(true);
+    expect(isTransient({ status: 400, code: 'ECONNRESET' })).toBe(false);
+    expect(isTransient(Object.assign(new TypeError('fetch failed'), { status: 501 }))).toBe(false);
+  });
+
+  it('network failures are transient, even as TypeErrors', () => {
+    expect(isTransient(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }))).toBe(true);
+    expect(isTransient(Object.assign(new Error('socket'), { code: 'EPIPE' }))).toBe(true);
+  });
+
+  it('aborts, bugs and an inner RetryError are permanent', () => {
+    expect(isTransient(new DOMException('stop', 'AbortError'))).toBe(false);
+    expect(isTransient(new TypeError('x is not a function'))).toBe(false);
+    expect(isTransient(new RangeError('bad'))).toBe(false);
+    expect(isTransient(new SyntaxError('bad json'))).toBe(false);
+    expect(isTransient(new ReferenceError('x is not defined'))).toBe(false);
+    class Subclassed extends TypeError {
+      override name = 'ValidationError';
+    }
+    expect(isTransient(new Subclassed('typed'))).toBe(false);
+    expect(
+      isTransient(new RetryError({ reason: 'attempts', errors: [new Error('x')], attempts: 3, elapsedMs: 1 })),
+    ).toBe(false);
+  });
+
+  it('anything else is transient: a plain Error, a custom class, a thrown string, a TimeoutError', () => {
+    class LockTimeout extends Error {}
+    expect(isTransient(new Error('lock timeout'))).toBe(true);
+    expect(isTransient(new LockTimeout('busy'))).toBe(true);
+    expect(isTransient('oops')).toBe(true);
+    expect(isTransient(undefined)).toBe(true);
+    expect(isTransient(new DOMException('slow', 'TimeoutError'))).toBe(true);
+  });
+});
+
+describe('RetryError', () => {
+  it('takes a detail for its message and renders non-Error causes', () => {
+    const e = new RetryError({
+      reason: 'timeout',
+      errors: [{ code: 1 }],
+      attempts: 2,
+      elapsedMs: 12.6,
+      detail: 'custom',
+    });
+    expect(e.message).toBe('gave up after 2 attempts over 13 ms (custom): [object Object]');
+    const plain = new RetryError({ reason: 'attempts', errors: [42], attempts: 1, elapsedMs: 0 });
+    expect(plain.message).toBe('gave up after 1 attempt over 0 ms (attempts): 42');
+    expect(plain.cause).toBe(42);
+  });
+});

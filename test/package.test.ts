@@ -1,0 +1,41 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const sources = readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts'));
+
+describe('package contract', () => {
+  it('has no runtime dependencies and declares no side effects', () => {
+    expect(pkg.dependencies).toBeUndefined();
+    expect(pkg.peerDependencies).toBeUndefined();
+    expect(pkg.sideEffects).toBe(false);
+    expect(pkg.exports['.'].import.types).toBe('./dist/index.d.ts');
+    expect(pkg.exports['.'].require.types).toBe('./dist/index.d.cts');
+  });
+
+  it('src imports only sibling files: no node: modules, no packages', () => {
+    const specifiers = sources.flatMap((file) => {
+      const text = readFileSync(join(root, 'src', file), 'utf8');
+      return [...text.matchAll(/^(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].map((m) => `${file}: ${m[1]}`);
+    });
+    expect(specifiers.length).toBeGreaterThan(10); // the pattern does find the imports
+    expect(specifiers.filter((s) => !s.includes(': ./'))).toEqual([]);
+  });
+
+  it.each(sources)('src/%s never uses AbortSignal.timeout, node timers or a captured clock', (file) => {
+    const text = readFileSync(join(root, 'src', file), 'utf8');
+    // A captured reference (`const t = setTimeout;`) would escape a fake clock installed later.
+    expect(text).not.toMatch(
+      /AbortSignal\.timeout|timers\/promises|=\s*(?:globalThis\.)?(?:setTimeout|clearTimeout|Date\.now|performance\.now)\s*[;,)]/,
+    );
+  });
+
+  it('index.ts only re-exports', () => {
+    const lines = readFileSync(join(root, 'src', 'index.ts'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    for (const line of lines) expect(line).toMatch(/^export \{/);
+  });
+});

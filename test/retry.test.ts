@@ -1,0 +1,673 @@
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createPolicy, type RetryContext, RetryError, type RetryEvent, retry } from '../src/index';
+import { draws, seeded, settle, useFakeClock } from './helpers';
+
+const fake = useFakeClock();
+const T0 = 1_000_000;
+
+/** An error the default classifier retries. */
+const transient = (message = 'blip') => Object.assign(new Error(message), { status: 503 });
+
+/** fn that fails with the given errors in order, then returns 'ok'; records each attempt's context. */
+function failing(...errors: unknown[]) {
+  const contexts: RetryContext[] = [];
+  const fn = vi.fn((ctx: RetryContext) => {
+    contexts.push(ctx);
+    const error = errors[contexts.length - 1];
+    return error === undefined ? Promise.resolve('ok') : Promise.reject(error);
+  });
+  return { fn, contexts };
+}
+
+/** A promise that never settles. */
+const never = () => new Promise<never>(() => {});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('retry: outcomes', () => {
+  it('resolves with the value at the first attempt, with no timer and context attempt 1, elapsed 0', async () => {
+    const { fn, contexts } = failing();
+    await expect(retry(fn)).resolves.toBe('ok');
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(contexts[0]).toMatchObject({ attempt: 1, elapsedMs: 0 });
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('accepts a synchronous fn, and a synchronous throw', async () => {
+    await expect(retry(() => 42)).resolves.toBe(42);
+    const boom = new SyntaxError('bad');
+    await expect(
+      retry(() => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+  });
+
+  it('retries transient failures after the computed delays, then resolves', async () => {
+    const { fn, contexts } = failing(transient(), transient());
+    const run = settle(retry(fn, { random: () => 0.5 }));
+    await fake.clock.tickAsync(0);
+    expect(fn).toHaveBeenCalledTimes(1);
+    await fake.clock.tickAsync(49); // first delay: 0.5 * 100 = 50
+    expect(fn).toHaveBeenCalledTimes(1);
+    await fake.clock.tickAsync(1);
+    expect(fn).toHaveBeenCalledTimes(2);
+    await fake.clock.tickAsync(100); // second delay: 0.5 * 200
+    expect(run.result).toEqual({ status: 'fulfilled', value: 'ok', reason: undefined });
+    expect(contexts.map((c) => [c.attempt, c.elapsedMs])).toEqual([
+      [1, 0],
+      [2, 50],
+      [3, 150],
+    ]);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('rejects with a permanent error itself, after one call', async () => {
+    const bad = Object.assign(new Error('not found'), { status: 404 });
+    const { fn } = failing(bad);
+    await expect(retry(fn)).rejects.toBe(bad);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('gives up with RetryError reason attempts, every error in order, the last as cause', async () => {
+    const errors = [transient('one'), transient('two'), transient('three')];
+    const { fn } = failing(...errors);
+    const run = settle(retry(fn, { random: () => 0 }));
+    await fake.clock.runAllAsync();
+    const error = run.result.reason as RetryError;
+    expect(error).toBeInstanceOf(RetryError);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('RetryError');
+    expect(error.reason).toBe('attempts');
+    expect(error.attempts).toBe(3);
+    expect(error.errors).toEqual(errors);
+    expect(error.errors[0]).toBe(errors[0]);
+    expect(error.cause).toBe(errors[2]);
+    expect(error.elapsedMs).toBe(0);
+    expect(error.message).toBe('gave up after 3 attempts over 0 ms (maxAttempts 3): three');
+    expect(Object.isFrozen(error.errors)).toBe(true);
+    expect(fn).toHaveBeenCalledTimes(3);
+  });
+
+  it('maxAttempts 1 never retries; the message is singular', async () => {
+    const { fn } = failing(transient('x'));
+    const error = await retry(fn, { maxAttempts: 1 }).catch((e: RetryError) => e);
+    expect(error).toMatchObject({
+      reason: 'attempts',
+      attempts: 1,
+      message: 'gave up after 1 attempt over 0 ms (maxAttempts 1): x',
+    });
+  });
+
+  it('a thrown string is retried and kept as the cause', async () => {
+    const { fn } = failing('nope', 'nope', 'nope');
+    const run = settle(retry(fn, { baseMs: 0 }));
+    await fake.clock.tickAsync(0);
+    expect(run.result.reason).toMatchObject({ cause: 'nope', message: expect.stringContaining(': nope') });
+  });
+
+  it('a delay of 0 does not go through setTimeout', async () => {
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    const { fn } = failing(transient(), transient());
+    await expect(retry(fn, { baseMs: 0 })).resolves.toBe('ok');
+    expect(spy).not.toHaveBeenCalled();
+    expect(fn).toHaveBeenCalledTimes(3);
+  });
+
+  it('the success path creates no AbortController and no timer unless fn reads signal', async () => {
+    const created = vi.fn();
+    const Original = globalThis.AbortController;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        created();
+      }
+    };
+    try {
+      await retry(() => 1);
+      await retry(() => 1, { maxAttempts: 5 });
+      expect(created).not.toHaveBeenCalled();
+      const signal = await retry((ctx) => ctx.signal);
+      expect(created).toHaveBeenCalledTimes(1);
+      expect(signal.aborted).toBe(false);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+  });
+
+  it('each attempt gets a fresh signal', async () => {
+    const signals: AbortSignal[] = [];
+    const run = retry(
+      (ctx) => {
+        signals.push(ctx.signal);
+        if (ctx.attempt < 3) throw transient();
+        return 'done';
+      },
+      { baseMs: 0 },
+    );
+    await expect(run).resolves.toBe('done');
+    expect(new Set(signals).size).toBe(3);
+  });
+});
+
+describe('retry: isTransient, shouldRetryResult, onRetry', () => {
+  it('a custom isTransient replaces the default, gets the attempt, and may be async', async () => {
+    const isTransient = vi.fn(async (error: unknown, _attempt: number) => (error as Error).message === 'again');
+    const { fn } = failing(new TypeError('again'), new Error('stop'));
+    const run = settle(retry(fn, { isTransient, baseMs: 0 }));
+    await fake.clock.tickAsync(0);
+    expect(run.result.reason).toMatchObject({ message: 'stop' });
+    expect(isTransient.mock.calls.map((c) => c[1])).toEqual([1, 2]);
+  });
+
+  it('rejects with what isTransient threw', async () => {
+    const thrown = new Error('classifier broke');
+    const { fn } = failing(transient());
+    await expect(
+      retry(fn, {
+        isTransient: () => {
+          throw thrown;
+        },
+      }),
+    ).rejects.toBe(thrown);
+  });
+
+  it('retries a value that shouldRetryResult rejects, and resolves with the last value when out of attempts', async () => {
+    const fn = vi.fn((ctx: RetryContext) => ({ status: 503, n: ctx.attempt }));
+    const shouldRetryResult = vi.fn((value: { status: number }, _attempt: number) => value.status === 503);
+    const run = settle(retry(fn, { shouldRetryResult, baseMs: 0 }));
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: { n: 3 } });
+    expect(shouldRetryResult.mock.calls.map((c) => c[1])).toEqual([1, 2, 3]);
+  });
+
+  it('stops retrying results as soon as one is accepted', async () => {
+    const fn = vi.fn((ctx: RetryContext) => ctx.attempt);
+    await expect(retry(fn, { shouldRetryResult: (n) => n < 2, baseMs: 0 })).resolves.toBe(2);
+  });
+
+  it('rejects with what shouldRetryResult threw, not as an attempt failure', async () => {
+    const thrown = new Error('predicate broke');
+    const fn = vi.fn(() => 1);
+    const result = retry(fn, {
+      shouldRetryResult: () => {
+        throw thrown;
+      },
+    });
+    await expect(result).rejects.toBe(thrown);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('calls onRetry before each sleep with a frozen event whose delayMs is the sleep, exactly', async () => {
+    const events: RetryEvent[] = [];
+    const { fn } = failing(transient('a'), transient('b'));
+    const run = settle(retry(fn, { random: draws(0.25, 0.75), onRetry: (e) => void events.push(e) }));
+    await fake.clock.tickAsync(0);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      attempt: 1,
+      delayMs: 25,
+      elapsedMs: 0,
+      error: expect.objectContaining({ message: 'a' }),
+    });
+    expect(Object.isFrozen(events[0])).toBe(true);
+    await fake.clock.tickAsync(25);
+    expect(events[1]).toMatchObject({ attempt: 2, delayMs: 150, elapsedMs: 25 });
+    await fake.clock.tickAsync(149);
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(1);
+    expect(run.result.status).toBe('fulfilled');
+  });
+
+  it('onRetry for a result carries the value, not an error', async () => {
+    const events: RetryEvent[] = [];
+    await retry((ctx) => ctx.attempt, {
+      shouldRetryResult: (n) => n < 2,
+      baseMs: 0,
+      onRetry: (e) => void events.push(e),
+    });
+    expect(events[0]).toMatchObject({ attempt: 1, error: undefined, value: 1 });
+  });
+
+  it('awaits onRetry before sleeping, and rejects with what it threw', async () => {
+    let release = () => {};
+    const onRetry = vi.fn(() => new Promise<void>((r) => (release = r)));
+    const { fn } = failing(transient());
+    const run = settle(retry(fn, { onRetry, random: () => 0.5 }));
+    await fake.clock.tickAsync(500);
+    expect(fn).toHaveBeenCalledTimes(1); // still waiting for onRetry
+    release();
+    await fake.clock.tickAsync(50);
+    expect(run.result.status).toBe('fulfilled');
+
+    const thrown = new Error('hook broke');
+    await expect(
+      retry(failing(transient()).fn, {
+        onRetry: () => {
+          throw thrown;
+        },
+      }),
+    ).rejects.toBe(thrown);
+  });
+
+  it('a seeded random makes a whole run reproducible', async () => {
+    const run = async () => {
+      const delays: number[] = [];
+      const p = settle(
+        retry(failing(transient(), transient(), transient(), transient()).fn, {
+          maxAttempts: 5,
+          jitter: 'decorrelated',
+          random: seeded(42),
+          onRetry: (e) => void delays.push(e.delayMs),
+        }),
+      );
+      await fake.clock.runAllAsync();
+      expect(p.result.status).toBe('fulfilled');
+      return delays;
+    };
+    const first = await run();
+    expect(first).toHaveLength(4);
+    expect(await run()).toEqual(first);
+  });
+
+  it('decorrelated jitter grows from the previous backoff', async () => {
+    const delays: number[] = [];
+    const run = settle(
+      retry(failing(transient(), transient()).fn, {
+        jitter: 'decorrelated',
+        random: () => 0.5,
+        onRetry: (e) => void delays.push(e.delayMs),
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result.status).toBe('fulfilled');
+    expect(delays).toEqual([200, 350]); // 100 + 0.5 * (300 - 100); 100 + 0.5 * (600 - 100)
+  });
+});
+
+describe('retry: deadline and attempt timeout', () => {
+  it('does not start a sleep that would end at or after the deadline: gives up at once', async () => {
+    const { fn } = failing(transient('1'), transient('2'), transient('3'));
+    const run = settle(retry(fn, { jitter: 'none', timeoutMs: 300, maxAttempts: 10 }));
+    await fake.clock.tickAsync(100); // attempt 2 at 100; its delay 200 would end at 300 = the deadline
+    expect(run.result.status).toBe('rejected');
+    expect(fake.clock.now - T0).toBe(100);
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 2, elapsedMs: 100 });
+    expect((run.result.reason as Error).message).toBe('gave up after 2 attempts over 100 ms (timeoutMs 300): 2');
+    expect(fn).toHaveBeenCalledTimes(2);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('aborts and abandons an attempt still running at the deadline, at that moment', async () => {
+    let seen: AbortSignal | undefined;
+    const run = settle(
+      retry(
+        (ctx) => {
+          seen = ctx.signal;
+          return never();
+        },
+        { timeoutMs: 1_000 },
+      ),
+    );
+    await fake.clock.tickAsync(999);
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(1);
+    const error = run.result.reason as RetryError;
+    expect(error).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 1_000 });
+    expect(error.cause).toBeInstanceOf(DOMException);
+    expect((error.cause as DOMException).name).toBe('TimeoutError');
+    expect(seen?.aborted).toBe(true);
+    expect(seen?.reason).toBe(error.cause);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('a signal read only after the attempt was abandoned is already aborted', async () => {
+    let late: RetryContext | undefined;
+    const run = settle(
+      retry(
+        (ctx) => {
+          late = ctx;
+          return never();
+        },
+        { timeoutMs: 10 },
+      ),
+    );
+    await fake.clock.tickAsync(10);
+    expect(run.result.status).toBe('rejected');
+    expect(late?.signal.aborted).toBe(true);
+    expect((late?.signal.reason as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('an attempt timeout aborts the attempt and counts as transient, without asking isTransient', async () => {
+    const isTransient = vi.fn(() => false);
+    const signals: AbortSignal[] = [];
+    const fn = vi.fn((ctx: RetryContext) => {
+      signals.push(ctx.signal);
+      return ctx.attempt === 1 ? never() : Promise.resolve('second');
+    });
+    const run = settle(retry(fn, { attemptTimeoutMs: 500, isTransient, random: () => 0.5 }));
+    await fake.clock.tickAsync(500);
+    expect(signals[0]?.aborted).toBe(true);
+    expect((signals[0]?.reason as DOMException).name).toBe('TimeoutError');
+    await fake.clock.tickAsync(50);
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'second' });
+    expect(isTransient).not.toHaveBeenCalled();
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('attempt timeouts every time end in RetryError reason attempts with TimeoutErrors', async () => {
+    const run = settle(retry(() => never(), { attemptTimeoutMs: 100, baseMs: 0 }));
+    await fake.clock.tickAsync(300);
+    const error = run.result.reason as RetryError;
+    expect(error).toMatchObject({ reason: 'attempts', attempts: 3, elapsedMs: 300 });
+    expect(error.errors.map((e) => (e as DOMException).name)).toEqual(['TimeoutError', 'TimeoutError', 'TimeoutError']);
+  });
+
+  it('the deadline wins over a longer attempt timeout', async () => {
+    const run = settle(retry(() => never(), { attemptTimeoutMs: 5_000, timeoutMs: 700 }));
+    await fake.clock.tickAsync(700);
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
+  });
+
+  it('maxAttempts Infinity retries until the deadline', async () => {
+    const fn = vi.fn(() => Promise.reject(transient()));
+    const run = settle(retry(fn, { maxAttempts: Infinity, timeoutMs: 1_000, jitter: 'none', baseMs: 100, factor: 1 }));
+    await fake.clock.runAllAsync();
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 10 }); // at 0, 100, ..., 900
+    expect(fake.clock.now - T0).toBe(900);
+  });
+
+  it('gives up when onRetry took so long that the sleep would cross the deadline', async () => {
+    const { fn } = failing(transient());
+    const run = settle(
+      retry(fn, {
+        timeoutMs: 1_000,
+        random: () => 0.5,
+        onRetry: () => new Promise<void>((r) => setTimeout(r, 990)),
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('a sleep timer that fires late, after the deadline, starts no attempt: gives up with timeout', async () => {
+    const fn = vi.fn(() => Promise.reject(transient()));
+    const run = settle(retry(fn, { timeoutMs: 100, random: () => 0.5, maxAttempts: 5 }));
+    await fake.clock.tickAsync(0);
+    expect(fn).toHaveBeenCalledTimes(1);
+    // Simulate an event loop stall: performance.now() moves past the deadline before the 50 ms sleep's timer runs.
+    const stalled = vi.spyOn(performance, 'now').mockReturnValue(fake.clock.now - T0 + 10_000);
+    await fake.clock.tickAsync(50);
+    stalled.mockRestore();
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('retry: abort', () => {
+  it('an already aborted signal rejects with its reason without calling fn', async () => {
+    const controller = new AbortController();
+    const why = new Error('user left');
+    controller.abort(why);
+    const fn = vi.fn();
+    await expect(retry(fn, { signal: controller.signal })).rejects.toBe(why);
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('an abort during an attempt rejects at once with the same reason, even when fn ignores its signal', async () => {
+    const controller = new AbortController();
+    const why = { any: 'reason object' };
+    let seen: AbortSignal | undefined;
+    const run = settle(
+      retry(
+        (ctx) => {
+          seen = ctx.signal;
+          return never();
+        },
+        { signal: controller.signal, attemptTimeoutMs: 10_000 },
+      ),
+    );
+    await fake.clock.tickAsync(10);
+    controller.abort(why);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(run.result.reason).toBe(why);
+    expect(seen?.aborted).toBe(true);
+    expect(seen?.reason).toBe(why);
+    expect(fake.clock.countTimers()).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('an abort during a sleep rejects at once and clears the timer', async () => {
+    const controller = new AbortController();
+    const { fn } = failing(transient());
+    const run = settle(retry(fn, { signal: controller.signal, random: () => 0.5 }));
+    await fake.clock.tickAsync(10);
+    expect(fake.clock.countTimers()).toBe(1);
+    controller.abort();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(run.result.reason).toBe(controller.signal.reason);
+    expect((run.result.reason as DOMException).name).toBe('AbortError');
+    expect(fake.clock.countTimers()).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('an abort while isTransient runs rejects with the reason once it returns', async () => {
+    const controller = new AbortController();
+    const { fn } = failing(transient());
+    const run = retry(fn, {
+      signal: controller.signal,
+      isTransient: async () => {
+        controller.abort('stop');
+        return true;
+      },
+    });
+    await expect(run).rejects.toBe('stop');
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('an abort in onRetry rejects with the reason and does not sleep', async () => {
+    const controller = new AbortController();
+    const run = retry(failing(transient()).fn, { signal: controller.signal, onRetry: () => controller.abort('bye') });
+    await expect(run).rejects.toBe('bye');
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('a signal aborted synchronously inside fn is seen', async () => {
+    const controller = new AbortController();
+    const run = retry(
+      () => {
+        controller.abort('inside');
+        return never();
+      },
+      { signal: controller.signal },
+    );
+    await expect(run).rejects.toBe('inside');
+  });
+
+  it('a long-lived signal used by 100,000 calls holds no listener afterwards', async () => {
+    // Nothing here waits on a timer, so the fake clock can stay; each call adds and removes one listener.
+    const controller = new AbortController();
+    const policy = createPolicy({ signal: controller.signal });
+    let peak = 0;
+    for (let i = 0; i < 100_000; i++) {
+      await retry(async () => {
+        await null;
+        peak = Math.max(peak, getEventListeners(controller.signal, 'abort').length);
+        return i;
+      }, policy);
+    }
+    expect(peak).toBe(1); // the listener was there during the call
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('retry: nothing is lost', () => {
+  it('an abandoned attempt that rejects later causes no unhandled rejection', async () => {
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      let rejectLater: (e: unknown) => void = () => {};
+      const run = settle(
+        retry(
+          (ctx) => (ctx.attempt === 1 ? new Promise((_, reject) => (rejectLater = reject)) : Promise.resolve('fine')),
+          { attemptTimeoutMs: 10, baseMs: 0 },
+        ),
+      );
+      await fake.clock.tickAsync(10);
+      expect(run.result.status).toBe('fulfilled');
+      rejectLater(new Error('too late'));
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off('unhandledRejection', unhandled);
+    }
+  });
+
+  it('waits longer than setTimeout can hold (2^31 - 1 ms) are chained, not fired early', async () => {
+    const huge = 2 ** 31 + 1_000;
+    const error = Object.assign(transient(), { headers: { 'retry-after-ms': String(huge) } });
+    const { fn } = failing(error);
+    const run = settle(retry(fn, { maxRetryAfterMs: huge, random: () => 0 }));
+    await fake.clock.tickAsync(2 ** 31 - 1);
+    expect(fn).toHaveBeenCalledTimes(1);
+    await fake.clock.tickAsync(huge - (2 ** 31 - 1));
+    expect(run.result.status).toBe('fulfilled');
+    expect(fn).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('retry: Retry-After', () => {
+  it('sleeps the server floor plus the jittered backoff on top', async () => {
+    const events: RetryEvent[] = [];
+    const error = Object.assign(transient(), { headers: { 'Retry-After': '2' } });
+    const { fn } = failing(error);
+    const run = settle(retry(fn, { random: () => 0.5, onRetry: (e) => void events.push(e) }));
+    await fake.clock.tickAsync(2_049);
+    expect(fn).toHaveBeenCalledTimes(1);
+    await fake.clock.tickAsync(1);
+    expect(run.result.status).toBe('fulfilled');
+    expect(events[0]?.delayMs).toBe(2_050);
+  });
+
+  it('reads response.headers as a Headers instance, and retry-after-ms first', async () => {
+    const headers = new Headers({ 'Retry-After': '9', 'Retry-After-Ms': '300' });
+    const { fn } = failing(Object.assign(new Error('x'), { response: { status: 429, headers } }));
+    const events: RetryEvent[] = [];
+    const run = settle(retry(fn, { random: () => 0, onRetry: (e) => void events.push(e) }));
+    await fake.clock.tickAsync(300);
+    expect(run.result.status).toBe('fulfilled');
+    expect(events[0]?.delayMs).toBe(300);
+  });
+
+  it('gives up at once with reason retry-after when the server asks for more than maxRetryAfterMs', async () => {
+    const error = Object.assign(transient('busy'), { headers: { 'retry-after': '120' } });
+    const run = retry(failing(error).fn, { maxRetryAfterMs: 60_000 });
+    const e = (await run.catch((x: unknown) => x)) as RetryError;
+    expect(e).toMatchObject({ reason: 'retry-after', attempts: 1, cause: error });
+    expect(e.message).toBe('gave up after 1 attempt over 0 ms (Retry-After 120000 ms > maxRetryAfterMs 60000): busy');
+  });
+
+  it('gives up with reason timeout when the server asks to come back after the deadline', async () => {
+    const error = Object.assign(transient(), { headers: { 'retry-after': '5' } });
+    await expect(retry(failing(error).fn, { timeoutMs: 4_000 })).rejects.toMatchObject({ reason: 'timeout' });
+  });
+
+  it('honours Retry-After on a retried result (a 503 Response)', async () => {
+    const responses = [
+      new Response('busy', { status: 503, headers: { 'Retry-After': '1' } }),
+      new Response('ok', { status: 200 }),
+    ];
+    const run = settle(
+      retry(() => responses.shift() as Response, { shouldRetryResult: (r) => r.status === 503, random: () => 0 }),
+    );
+    await fake.clock.tickAsync(999);
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(1);
+    expect((run.result.value as Response).status).toBe(200);
+  });
+
+  it('a retried result that the server asks to wait too long for resolves with that result', async () => {
+    const busy = new Response('busy', { status: 503, headers: { 'Retry-After': '3600' } });
+    await expect(retry(() => busy, { shouldRetryResult: () => true })).resolves.toBe(busy);
+  });
+});
+
+describe('retry: options', () => {
+  it.each([
+    [{ maxAttemps: 5 }, TypeError, /unknown option 'maxAttemps' \(known: jitter, baseMs, .*maxAttempts/],
+    [{ maxAttempts: 0 }, RangeError, /maxAttempts must be an integer >= 1, or Infinity with a finite timeoutMs, got 0/],
+    [{ maxAttempts: 2.5 }, RangeError, /maxAttempts .* got 2.5/],
+    [{ maxAttempts: Infinity }, RangeError, /maxAttempts .* got Infinity/],
+    [{ maxAttempts: '3' }, TypeError, /maxAttempts must be a number/],
+    [{ timeoutMs: 0 }, RangeError, /timeoutMs must be a number > 0 \(Infinity for none\), got 0/],
+    [{ timeoutMs: Number.NaN }, RangeError, /timeoutMs .* got NaN/],
+    [{ timeoutMs: '1s' }, TypeError, /timeoutMs must be a number/],
+    [{ attemptTimeoutMs: -5 }, RangeError, /attemptTimeoutMs must be a number > 0/],
+    [{ maxRetryAfterMs: 0 }, RangeError, /maxRetryAfterMs must be a number > 0/],
+    [{ signal: {} }, TypeError, /signal must be an AbortSignal/],
+    [{ signal: null }, TypeError, /signal must be an AbortSignal, got null/],
+    [{ isTransient: true }, TypeError, /isTransient must be a function, got true/],
+    [{ shouldRetryResult: 'yes' }, TypeError, /shouldRetryResult must be a function/],
+    [{ onRetry: {} }, TypeError, /onRetry must be a function/],
+    [{ jitter: 'random' }, RangeError, /jitter must be one of/],
+    [{ capMs: 10, baseMs: 20 }, RangeError, /capMs must be a finite number >= baseMs \(20\), got 10/],
+  ])('%o: retry() rejects without calling fn; createPolicy() throws synchronously', async (options, Kind, message) => {
+    const fn = vi.fn();
+    const result = retry(fn, options as never);
+    await expect(result).rejects.toThrow(Kind);
+    await expect(result).rejects.toThrow(message);
+    expect(fn).not.toHaveBeenCalled();
+    expect(() => createPolicy(options as never)).toThrow(message);
+  });
+
+  it('a policy that is not an object', async () => {
+    await expect(retry(() => 1, 3 as never)).rejects.toThrow(/the policy must be an object, got 3/);
+    expect(() => createPolicy(null as never)).toThrow(TypeError);
+  });
+
+  it('maxAttempts Infinity is fine with a deadline; attemptTimeoutMs and maxRetryAfterMs accept Infinity', () => {
+    expect(createPolicy({ maxAttempts: Infinity, timeoutMs: 1_000 }).maxAttempts).toBe(Infinity);
+    expect(createPolicy({ attemptTimeoutMs: Infinity, maxRetryAfterMs: Infinity }).attemptTimeoutMs).toBe(Infinity);
+  });
+
+  it('createPolicy returns a frozen policy with every default, which retry() uses as is', async () => {
+    const policy = createPolicy({ maxAttempts: 2 });
+    expect(Object.isFrozen(policy)).toBe(true);
+    expect(policy).toMatchObject({
+      jitter: 'full',
+      baseMs: 100,
+      capMs: 10_000,
+      factor: 2,
+      maxAttempts: 2,
+      timeoutMs: Infinity,
+      attemptTimeoutMs: Infinity,
+      maxRetryAfterMs: 60_000,
+      signal: undefined,
+      shouldRetryResult: undefined,
+      onRetry: undefined,
+    });
+    expect(createPolicy(policy)).toBe(policy);
+    const { fn } = failing(transient(), transient());
+    const run = settle(retry(fn, policy));
+    await fake.clock.runAllAsync();
+    expect(run.result.reason).toMatchObject({ reason: 'attempts', attempts: 2 });
+    expect(() => {
+      (policy as { maxAttempts: number }).maxAttempts = 9;
+    }).toThrow(TypeError);
+  });
+
+  it('a spread policy is a plain object again and is validated again', async () => {
+    const policy = createPolicy({ baseMs: 0 });
+    const controller = new AbortController();
+    await expect(retry(() => 'x', { ...policy, signal: controller.signal })).resolves.toBe('x');
+    await expect(retry(() => 'x', { ...policy, maxAttemps: 1 } as never)).rejects.toThrow(/unknown option/);
+  });
+});

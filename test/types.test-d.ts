@@ -1,0 +1,90 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  type BackoffOptions,
+  computeDelay,
+  createPolicy,
+  getStatus,
+  isNetworkError,
+  isTransient,
+  isTransientStatus,
+  type Jitter,
+  parseRetryAfter,
+  type RetryContext,
+  RetryError,
+  type RetryEvent,
+  type RetryOptions,
+  type RetryPolicy,
+  readRetryAfter,
+  retry,
+  type StopReason,
+} from '../src/index';
+
+describe('public types', () => {
+  it('computeDelay', () => {
+    expectTypeOf(computeDelay).parameters.toEqualTypeOf<
+      [attempt: number, policy?: BackoffOptions, previousDelayMs?: number]
+    >();
+    expectTypeOf(computeDelay).returns.toEqualTypeOf<number>();
+    expectTypeOf<Jitter>().toEqualTypeOf<'none' | 'full' | 'equal' | 'decorrelated'>();
+    // @ts-expect-error an unknown jitter is a type error
+    computeDelay(1, { jitter: 'random' });
+  });
+
+  it('retry infers the value type from fn, sync or async, and types the callbacks with it', () => {
+    expectTypeOf(retry(async () => 1)).toEqualTypeOf<Promise<number>>();
+    expectTypeOf(retry(() => 'x')).toEqualTypeOf<Promise<string>>();
+    retry(async () => ({ status: 200 }), {
+      shouldRetryResult: (value, attempt) => {
+        expectTypeOf(value).toEqualTypeOf<{ status: number }>();
+        expectTypeOf(attempt).toEqualTypeOf<number>();
+        return value.status === 503;
+      },
+      isTransient: async (error, attempt) => {
+        expectTypeOf(error).toEqualTypeOf<unknown>();
+        expectTypeOf(attempt).toEqualTypeOf<number>();
+        return true;
+      },
+      onRetry: (event) => {
+        expectTypeOf(event).toEqualTypeOf<RetryEvent>();
+      },
+    });
+    retry((ctx) => {
+      expectTypeOf(ctx).toEqualTypeOf<RetryContext>();
+      expectTypeOf(ctx.signal).toEqualTypeOf<AbortSignal>();
+      expectTypeOf(ctx.attempt).toEqualTypeOf<number>();
+      expectTypeOf(ctx.elapsedMs).toEqualTypeOf<number>();
+    });
+  });
+
+  it('options are checked', () => {
+    // @ts-expect-error a misspelt option is a type error as well as a TypeError at run time
+    retry(() => 1, { maxAttemps: 3 });
+    // @ts-expect-error wrong type
+    retry(() => 1, { timeoutMs: '1s' });
+    const options: RetryOptions = { maxAttempts: 3, signal: new AbortController().signal };
+    expectTypeOf(options).toExtend<BackoffOptions>();
+  });
+
+  it('createPolicy returns a readonly policy that retry accepts', () => {
+    const policy = createPolicy({ maxAttempts: 2 });
+    expectTypeOf(policy).toEqualTypeOf<RetryPolicy<unknown>>();
+    expectTypeOf(policy.maxAttempts).toEqualTypeOf<number>();
+    // @ts-expect-error the policy is readonly
+    policy.maxAttempts = 3;
+    expectTypeOf(retry(() => 1, createPolicy())).toEqualTypeOf<Promise<number>>();
+  });
+
+  it('RetryError and the classifiers', () => {
+    const error = new RetryError({ reason: 'attempts', errors: [], attempts: 1, elapsedMs: 0 });
+    expectTypeOf(error.reason).toEqualTypeOf<StopReason>();
+    expectTypeOf<StopReason>().toEqualTypeOf<'attempts' | 'timeout' | 'retry-after'>();
+    expectTypeOf(error.errors).toEqualTypeOf<readonly unknown[]>();
+    expectTypeOf(error).toExtend<Error>();
+    expectTypeOf(isTransient).toEqualTypeOf<(error: unknown) => boolean>();
+    expectTypeOf(isNetworkError).toEqualTypeOf<(error: unknown) => boolean>();
+    expectTypeOf(isTransientStatus).toEqualTypeOf<(status: number) => boolean>();
+    expectTypeOf(getStatus).returns.toEqualTypeOf<number | undefined>();
+    expectTypeOf(parseRetryAfter).returns.toEqualTypeOf<number | undefined>();
+    expectTypeOf(readRetryAfter).returns.toEqualTypeOf<number | undefined>();
+  });
+});
