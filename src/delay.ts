@@ -53,12 +53,8 @@ export function normalizeBackoff(options: BackoffOptions = {}): Backoff {
     fail(typeof jitter === 'string' ? RangeError : TypeError, 'jitter', `one of '${JITTERS.join("', '")}'`, jitter);
   }
   const baseMs = num('baseMs', or(options.baseMs, 100), 'a finite number >= 0', (n) => n >= 0 && n < Infinity);
-  const capMs = num(
-    'capMs',
-    or(options.capMs, 10_000),
-    `a finite number >= baseMs (${baseMs})`,
-    (n) => n >= baseMs && n < Infinity,
-  );
+  const capMs = num('capMs', or(options.capMs, 10_000), 'a finite number', (n) => n < Infinity);
+  if (!(capMs >= baseMs)) fail(RangeError, 'capMs', `a finite number >= baseMs (${baseMs})`, capMs);
   const factor = num('factor', or(options.factor, 2), 'a finite number >= 1', (n) => n >= 1 && n < Infinity);
   const random = or(optionalFn('random', options.random), mathRandom);
   return { jitter: jitter as Jitter, baseMs, capMs, factor, random };

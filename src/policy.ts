@@ -1,5 +1,5 @@
 import { isTransient } from './classify';
-import { type Backoff, type BackoffOptions, normalizeBackoff } from './delay';
+import { type Backoff, type BackoffOptions, type Jitter, normalizeBackoff } from './delay';
 import { fail, num, optionalFn, or } from './validate';
 
 /** What `retry()` passes to each attempt. */
@@ -87,49 +87,66 @@ export interface RetryPolicy<T = unknown> extends Backoff {
 const positive = (name: string, value: number | undefined) =>
   num(name, or(value, Infinity), 'a number > 0 (Infinity for none)', (n) => n > 0);
 
-/** A validated policy. A class so that `retry()` tells one apart from a plain options object cheaply and skips checks. */
-class Policy {
-  constructor(values: RetryPolicy<unknown>) {
-    Object.freeze(Object.assign(this, values));
-  }
-}
+/**
+ * A validated policy. A class so that `retry()` tells one from a plain options object with a cheap `instanceof` and
+ * skips the checks; its fields are assigned one by one (an object spread plus more keys, or `Object.assign` onto an
+ * instance, costs 0.2 to 10 microseconds a call on Node 20's V8).
+ */
+class Policy<T> implements RetryPolicy<T> {
+  declare readonly jitter: Jitter;
+  declare readonly baseMs: number;
+  declare readonly capMs: number;
+  declare readonly factor: number;
+  declare readonly random: () => number;
+  declare readonly maxAttempts: number;
+  declare readonly timeoutMs: number;
+  declare readonly attemptTimeoutMs: number;
+  declare readonly signal: AbortSignal | undefined;
+  declare readonly isTransient: RetryPolicy<T>['isTransient'];
+  declare readonly shouldRetryResult: RetryPolicy<T>['shouldRetryResult'];
+  declare readonly maxRetryAfterMs: number;
+  declare readonly onRetry: RetryPolicy<T>['onRetry'];
 
-function validate<T>(options: RetryOptions<T>): RetryPolicy<T> {
-  const timeoutMs = positive('timeoutMs', options.timeoutMs);
-  const { signal } = options;
-  if (signal !== undefined && typeof (signal as Partial<AbortSignal> | null)?.addEventListener !== 'function') {
-    fail(TypeError, 'signal', 'an AbortSignal', signal);
-  }
-  const values: RetryPolicy<T> = {
-    ...normalizeBackoff(options),
-    maxAttempts: num(
+  constructor(options: RetryOptions<T>) {
+    const backoff = normalizeBackoff(options);
+    const timeoutMs = positive('timeoutMs', options.timeoutMs);
+    const { signal } = options;
+    if (signal !== undefined && typeof (signal as Partial<AbortSignal> | null)?.addEventListener !== 'function') {
+      fail(TypeError, 'signal', 'an AbortSignal', signal);
+    }
+    this.jitter = backoff.jitter;
+    this.baseMs = backoff.baseMs;
+    this.capMs = backoff.capMs;
+    this.factor = backoff.factor;
+    this.random = backoff.random;
+    this.maxAttempts = num(
       'maxAttempts',
       or(options.maxAttempts, 3),
       'an integer >= 1, or Infinity with a finite timeoutMs',
       (n) => (Number.isInteger(n) && n >= 1) || (n === Infinity && timeoutMs < Infinity),
-    ),
-    timeoutMs,
-    attemptTimeoutMs: positive('attemptTimeoutMs', options.attemptTimeoutMs),
-    signal,
-    isTransient: or(optionalFn('isTransient', options.isTransient), isTransient),
-    shouldRetryResult: optionalFn('shouldRetryResult', options.shouldRetryResult),
-    maxRetryAfterMs: positive('maxRetryAfterMs', or(options.maxRetryAfterMs, 60_000)),
-    onRetry: optionalFn('onRetry', options.onRetry),
-  };
-  for (const key of Object.keys(options)) {
-    if (!(key in values))
-      throw new TypeError(`herdless: unknown option '${key}' (known: ${Object.keys(values).join(', ')})`);
+    );
+    this.timeoutMs = timeoutMs;
+    this.attemptTimeoutMs = positive('attemptTimeoutMs', options.attemptTimeoutMs);
+    this.signal = signal;
+    this.isTransient = or(optionalFn('isTransient', options.isTransient), isTransient);
+    this.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
+    this.maxRetryAfterMs = positive('maxRetryAfterMs', or(options.maxRetryAfterMs, 60_000));
+    this.onRetry = optionalFn('onRetry', options.onRetry);
+    for (const key of Object.keys(options)) {
+      if (!(key in this))
+        throw new TypeError(`herdless: unknown option '${key}' (known: ${Object.keys(this).join(', ')})`);
+    }
+    Object.freeze(this);
   }
-  return new Policy(values as RetryPolicy<unknown>) as unknown as RetryPolicy<T>;
 }
 
 /** The policy `retry()` uses when given none. */
-const DEFAULT_POLICY = /* @__PURE__ */ validate({});
+const DEFAULT_POLICY = /* @__PURE__ */ new Policy({});
 
 /** A policy `retry()` can use: the one given if {@link createPolicy} made it, else a freshly validated one. */
 export function toPolicy<T>(options: RetryOptions<T> | undefined): RetryPolicy<T> {
   if (options === undefined) return DEFAULT_POLICY as RetryPolicy<T>;
-  return options instanceof Policy ? (options as unknown as RetryPolicy<T>) : validate(options);
+  return options instanceof Policy ? options : new Policy(options);
 }
 
 /**

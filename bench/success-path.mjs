@@ -1,0 +1,94 @@
+/**
+ * What retry() costs when the call succeeds at once, against a bare `await fn()`, a hand-written loop and the peers.
+ *
+ * Each task runs in a fresh node process (so no task's JIT state or garbage affects another), awaiting an async fn
+ * that resolves at once, in batches of 50,000 calls: 3 batches warm up, then the median of 7 is taken. The parent
+ * runs every task 5 times, interleaved, and reports the median: ns per call and the ratio to a bare `await fn()`.
+ * Plain JavaScript against the built package (dist/), what users run. Run: npm run bench.
+ * Speed is measured here, never asserted in tests.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BATCH = 50_000;
+const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 5);
+
+async function load() {
+  const { createPolicy, retry } = await import('../dist/index.js');
+  const { handleAll, retry: cockatielRetry, ExponentialBackoff } = await import('cockatiel');
+  const { backOff } = await import('exponential-backoff');
+  const { default: pRetry } = await import('p-retry');
+
+  const fn = async () => 1;
+  async function handWritten(work, attempts = 3) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+        await new Promise((r) => setTimeout(r, Math.random() * 100 * 2 ** (attempt - 1)));
+      }
+    }
+  }
+  const policy = createPolicy({ maxAttempts: 3 });
+  const guarded = createPolicy({ timeoutMs: 60_000, signal: new AbortController().signal });
+  const cockatiel = cockatielRetry(handleAll, { maxAttempts: 2, backoff: new ExponentialBackoff() });
+  return {
+    'bare await fn()': () => fn(),
+    'hand-written loop': () => handWritten(fn),
+    'herdless retry(fn)': () => retry(fn),
+    'herdless retry(fn, createPolicy(...))': () => retry(fn, policy),
+    'herdless retry(fn, { maxAttempts: 3 }), checked per call': () => retry(fn, { maxAttempts: 3 }),
+    'herdless retry(fn, policy with signal + timeoutMs)': () => retry(fn, guarded),
+    'cockatiel 3.2.1 retry(handleAll).execute(fn)': () => cockatiel.execute(fn),
+    'exponential-backoff 3.1.3 backOff(fn)': () => backOff(fn),
+    'p-retry 7.1.1 pRetry(fn)': () => pRetry(fn, { retries: 2 }),
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function child(name) {
+  const task = (await load())[name];
+  const samples = [];
+  for (let round = 0; round < 10; round++) {
+    const start = performance.now();
+    for (let i = 0; i < BATCH; i++) await task();
+    if (round >= 3) samples.push(((performance.now() - start) * 1e6) / BATCH);
+  }
+  process.stdout.write(String(median(samples)));
+}
+
+async function parent() {
+  const names = Object.keys(await load());
+  const results = new Map(names.map((n) => [n, []]));
+  const self = fileURLToPath(import.meta.url);
+  for (let p = 0; p < PROCESSES; p++) {
+    for (const name of names)
+      results.get(name).push(Number(execFileSync(process.execPath, [self, name], { encoding: 'utf8' })));
+  }
+  const bare = median(results.get('bare await fn()'));
+  console.log(`node ${process.version}, ${PROCESSES} processes a task, median ns per call\n`);
+  console.log(`${'task'.padEnd(58)} ${'ns/call'.padStart(8)} ${'x bare'.padStart(7)}`);
+  for (const [name, xs] of results) {
+    const ns = median(xs);
+    console.log(`${name.padEnd(58)} ${ns.toFixed(0).padStart(8)} ${(ns / bare).toFixed(2).padStart(7)}`);
+  }
+  const N = 500_000;
+  let t = performance.now();
+  for (let i = 0; i < N; i++) new AbortController();
+  const controllerNs = ((performance.now() - t) * 1e6) / N;
+  t = performance.now();
+  let sink = 0;
+  for (let i = 0; i < N; i++) sink += performance.now();
+  const clockNs = ((performance.now() - t) * 1e6) / N;
+  console.log(
+    `\nnew AbortController(): ${controllerNs.toFixed(0)} ns, ${(controllerNs / bare).toFixed(1)} bare awaits`,
+  );
+  console.log(
+    `performance.now(): ${clockNs.toFixed(0)} ns, ${(clockNs / bare).toFixed(1)} bare awaits${sink > 0 ? '' : '.'}`,
+  );
+}
+
+if (process.argv[2]) await child(process.argv[2]);
+else await parent();
