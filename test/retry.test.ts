@@ -338,7 +338,7 @@ describe('retry: deadline and attempt timeout', () => {
     await fake.clock.tickAsync(10);
     expect(run.result.status).toBe('rejected');
     expect(late?.signal.aborted).toBe(true);
-    expect((late?.signal.reason as DOMException).name).toBe('TimeoutError');
+    expect((late!.signal.reason as DOMException).name).toBe('TimeoutError');
   });
 
   it('an attempt timeout aborts the attempt and counts as transient, without asking isTransient', async () => {
@@ -351,7 +351,7 @@ describe('retry: deadline and attempt timeout', () => {
     const run = settle(retry(fn, { attemptTimeoutMs: 500, isTransient, random: () => 0.5 }));
     await fake.clock.tickAsync(500);
     expect(signals[0]?.aborted).toBe(true);
-    expect((signals[0]?.reason as DOMException).name).toBe('TimeoutError');
+    expect((signals[0]!.reason as DOMException).name).toBe('TimeoutError');
     await fake.clock.tickAsync(50);
     expect(run.result).toMatchObject({ status: 'fulfilled', value: 'second' });
     expect(isTransient).not.toHaveBeenCalled();
