@@ -1,4 +1,4 @@
-import { fail, num, optionalFn, or } from './validate';
+import { fail, finite, num, optionalFn, or } from './validate';
 
 /**
  * How a delay is spread below its exponential ceiling.
@@ -52,10 +52,9 @@ export function normalizeBackoff(options: BackoffOptions = {}): Backoff {
   if (!JITTERS.includes(jitter as string)) {
     fail(typeof jitter === 'string' ? RangeError : TypeError, 'jitter', `one of '${JITTERS.join("', '")}'`, jitter);
   }
-  const baseMs = num('baseMs', or(options.baseMs, 100), 'a finite number >= 0', (n) => n >= 0 && n < Infinity);
-  const capMs = num('capMs', or(options.capMs, 10_000), 'a finite number', (n) => n < Infinity);
-  if (!(capMs >= baseMs)) fail(RangeError, 'capMs', `a finite number >= baseMs (${baseMs})`, capMs);
-  const factor = num('factor', or(options.factor, 2), 'a finite number >= 1', (n) => n >= 1 && n < Infinity);
+  const baseMs = finite('baseMs', or(options.baseMs, 100), 0);
+  const capMs = finite('capMs', or(options.capMs, 10_000), baseMs, `a finite number >= baseMs (${baseMs})`);
+  const factor = finite('factor', or(options.factor, 2), 1);
   const random = or(optionalFn('random', options.random), mathRandom);
   return { jitter: jitter as Jitter, baseMs, capMs, factor, random };
 }
@@ -111,8 +110,6 @@ export function delayFor(backoff: Backoff, attempt: number, previousDelayMs: num
  */
 export function computeDelay(attempt: number, policy?: BackoffOptions, previousDelayMs?: number): number {
   num('attempt', attempt, 'an integer >= 1', (n) => Number.isInteger(n) && n >= 1);
-  if (previousDelayMs !== undefined) {
-    num('previousDelayMs', previousDelayMs, 'a finite number >= 0', (n) => n >= 0 && n < Infinity);
-  }
+  if (previousDelayMs !== undefined) finite('previousDelayMs', previousDelayMs, 0);
   return delayFor(normalizeBackoff(policy), attempt, previousDelayMs);
 }

@@ -18,6 +18,10 @@ export function num(name: string, value: unknown, rule: string, ok: (n: number) 
   return value;
 }
 
+/** Returns `value` if it is a finite number >= `min`, else throws as {@link num} does. */
+export const finite = (name: string, value: unknown, min: number, rule = `a finite number >= ${min}`): number =>
+  num(name, value, rule, (n) => n >= min && n < Infinity);
+
 /** Returns `value` if it is a function or undefined, else throws a TypeError naming the option. */
 export function optionalFn<F>(name: string, value: F | undefined): F | undefined {
   if (value !== undefined && typeof value !== 'function') fail(TypeError, name, 'a function', value);
