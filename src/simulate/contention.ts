@@ -1,0 +1,138 @@
+import { decide } from '../decide';
+import { createPolicy } from '../policy';
+import { EventQueue } from './queue';
+import { createRng } from './rng';
+import { resolveStrategy, type Strategy } from './strategies';
+
+/**
+ * The contention scenario's settings: the optimistic-concurrency model of Marc Brooker's "Exponential Backoff And
+ * Jitter" (AWS Architecture Blog, 2015). Every field is optional.
+ */
+export interface ContentionOptions {
+  /** The numbers of clients to simulate, one point each. Default 10, 20, ..., 100. */
+  readonly clients?: readonly number[];
+  /** Runs averaged per point. Default 100. */
+  readonly runs?: number;
+  /** Backoff base and cap, in ms. Defaults 5 and 2,000, as in the post. */
+  readonly baseMs?: number;
+  readonly capMs?: number;
+  /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Defaults 10 and 2. */
+  readonly hopMeanMs?: number;
+  readonly hopSdMs?: number;
+  /** Strategies to compare. Default: immediate (the post's "no backoff"), none, full, equal, decorrelated. */
+  readonly strategies?: readonly Strategy[];
+  /** The seed. Default 1. */
+  readonly seed?: number;
+  /** Called after each point with how many are done. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** The mean work and completion time of one strategy at one number of clients. */
+export interface ContentionPoint {
+  readonly clients: number;
+  readonly strategy: string;
+  /** Mean conditional writes sent, per run: the post's "work". */
+  readonly calls: number;
+  /** Mean time until the last client's write succeeded, in ms. */
+  readonly timeMs: number;
+}
+
+export interface ContentionResult {
+  readonly scenario: 'contention';
+  readonly settings: Required<Omit<ContentionOptions, 'strategies' | 'onProgress'>>;
+  readonly results: readonly ContentionPoint[];
+}
+
+const READ_ARRIVES = 0;
+const READ_RETURNS = 1;
+const WRITE_ARRIVES = 2;
+const WRITE_OK = 3;
+const WRITE_FAILED = 4;
+
+/**
+ * N clients read a row's version and write it back conditionally; a write fails when another write landed since the
+ * read, and its client backs off (by herdless's own `decide`) and tries again, until every client has written once.
+ * All clients start at time 0. Runs `runs` times per point, with the same seeds for every strategy.
+ */
+export function simulateContention(options: ContentionOptions = {}): ContentionResult {
+  const settings = {
+    clients: options.clients ?? [10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
+    runs: options.runs ?? 100,
+    baseMs: options.baseMs ?? 5,
+    capMs: options.capMs ?? 2_000,
+    hopMeanMs: options.hopMeanMs ?? 10,
+    hopSdMs: options.hopSdMs ?? 2,
+    seed: options.seed ?? 1,
+  };
+  const strategies = (options.strategies ?? (['immediate', 'none', 'full', 'equal', 'decorrelated'] as const)).map(
+    resolveStrategy,
+  );
+  const results: ContentionPoint[] = [];
+  let done = 0;
+  for (const clients of settings.clients) {
+    for (const { name, policy } of strategies) {
+      let calls = 0;
+      let time = 0;
+      for (let run = 0; run < settings.runs; run++) {
+        const rng = createRng(settings.seed * 7_919 + clients * 104_729 + run);
+        // The post's base and cap apply to the strategies that do not set their own (immediate and fixed do).
+        const backoff =
+          policy.baseMs === undefined ? { ...policy, baseMs: settings.baseMs, capMs: settings.capMs } : policy;
+        const one = runContention(
+          clients,
+          settings,
+          createPolicy({ ...backoff, maxAttempts: Number.MAX_SAFE_INTEGER, random: rng.next }),
+          rng,
+        );
+        calls += one.calls;
+        time += one.timeMs;
+      }
+      results.push({ clients, strategy: name, calls: calls / settings.runs, timeMs: time / settings.runs });
+    }
+    options.onProgress?.(++done, settings.clients.length);
+  }
+  return { scenario: 'contention', settings, results };
+}
+
+function runContention(
+  n: number,
+  s: ContentionResult['settings'],
+  policy: ReturnType<typeof createPolicy>,
+  rng: ReturnType<typeof createRng>,
+): { calls: number; timeMs: number } {
+  const hop = () => rng.hop(s.hopMeanMs, s.hopSdMs);
+  const queue = new EventQueue();
+  const read = new Float64Array(n);
+  const attempt = new Uint32Array(n);
+  const previous = new Float64Array(n).fill(Number.NaN);
+  let version = 0;
+  let calls = 0;
+  let timeMs = 0;
+  for (let c = 0; c < n; c++) queue.push(hop(), c, READ_ARRIVES);
+  const event = { time: 0, client: 0, kind: 0 };
+  while (queue.pop(event)) {
+    const { time, client, kind } = event;
+    if (kind === READ_ARRIVES) {
+      read[client] = version;
+      queue.push(time + hop(), client, READ_RETURNS);
+    } else if (kind === READ_RETURNS) {
+      queue.push(time + hop(), client, WRITE_ARRIVES);
+    } else if (kind === WRITE_ARRIVES) {
+      calls++;
+      const ok = read[client] === version;
+      if (ok) version++;
+      queue.push(time + hop(), client, ok ? WRITE_OK : WRITE_FAILED);
+    } else if (kind === WRITE_OK) {
+      timeMs = time;
+    } else {
+      attempt[client] = (attempt[client] as number) + 1;
+      const prev = previous[client] as number;
+      const d = decide(policy, attempt[client] as number, 0, undefined, Number.isNaN(prev) ? undefined : prev);
+      // maxAttempts is unbounded and there is no deadline here: every decision is to retry.
+      const delay = d.retry ? d.delayMs : 0;
+      if (d.retry) previous[client] = d.backoffMs;
+      queue.push(time + hop() + delay, client, READ_ARRIVES);
+    }
+  }
+  return { calls, timeMs };
+}

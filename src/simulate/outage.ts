@@ -1,0 +1,180 @@
+import { decide } from '../decide';
+import { createPolicy } from '../policy';
+import { EventQueue } from './queue';
+import { createRng } from './rng';
+import { resolveStrategy, STRATEGIES, type Strategy } from './strategies';
+
+/** The outage scenario's settings; every field is optional. */
+export interface OutageOptions {
+  /** Clients, each making one call with retries. Default 1,000. */
+  readonly clients?: number;
+  /** The clients' first requests are spread uniformly over this window, in ms. Default 100. */
+  readonly startWindowMs?: number;
+  /** The server fails every request that arrives before this time, in ms. Default 4,000. */
+  readonly outageMs?: number;
+  /** After the outage the server succeeds this many requests per `capacityWindowMs` and fails the rest. Default 100. */
+  readonly capacity?: number;
+  /** The window `capacity` counts in, in ms; also the width of a load bucket. Default 100. */
+  readonly capacityWindowMs?: number;
+  /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Defaults 10 and 2. */
+  readonly hopMeanMs?: number;
+  readonly hopSdMs?: number;
+  /** Each client's `maxAttempts`. Default 10. */
+  readonly maxAttempts?: number;
+  /** Each client's overall deadline, `timeoutMs`. Default Infinity. */
+  readonly timeoutMs?: number;
+  /** Strategies to compare. Default: all of {@link STRATEGIES}. */
+  readonly strategies?: readonly Strategy[];
+  /** The seed: the same seed gives the same result, byte for byte. Default 1. */
+  readonly seed?: number;
+  /** Called after each strategy's run with how many are done. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** One strategy's figures in the outage scenario. */
+export interface OutageFigures {
+  readonly strategy: string;
+  /** Requests that reached the server. */
+  readonly requests: number;
+  /** requests / clients. */
+  readonly amplification: number;
+  /** The most requests in one window after the outage ended. */
+  readonly peakAfterOutage: number;
+  /** peakAfterOutage / capacity. */
+  readonly peakOverCapacity: number;
+  /** When the last client finished (succeeded or gave up), in ms from the start. */
+  readonly lastFinishMs: number;
+  readonly succeeded: number;
+  readonly gaveUp: number;
+  /** Time from a client's first request to its success, median and 99th percentile, in ms (NaN if none). */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Requests arriving at the server per window (`capacityWindowMs`), from time 0. */
+  readonly load: readonly number[];
+}
+
+export interface OutageResult {
+  readonly scenario: 'outage';
+  readonly settings: Required<Omit<OutageOptions, 'strategies' | 'onProgress'>>;
+  readonly results: readonly OutageFigures[];
+}
+
+const ARRIVE = 0;
+const SUCCEEDED = 1;
+const FAILED = 2;
+
+/** Nearest-rank percentile of sorted values, NaN for none. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] as number;
+}
+
+/**
+ * Simulates N clients that fail together in an outage and retry against a server with a fixed capacity, on virtual
+ * time, once per strategy. Each client's waits and give-ups are decided by herdless itself (`decide`, on a policy
+ * from `createPolicy`), with the simulation's seeded randomness. Memory: a few numbers per client and one counter per
+ * window, never a record of every event.
+ */
+export function simulateOutage(options: OutageOptions = {}): OutageResult {
+  const settings = {
+    clients: options.clients ?? 1_000,
+    startWindowMs: options.startWindowMs ?? 100,
+    outageMs: options.outageMs ?? 4_000,
+    capacity: options.capacity ?? 100,
+    capacityWindowMs: options.capacityWindowMs ?? 100,
+    hopMeanMs: options.hopMeanMs ?? 10,
+    hopSdMs: options.hopSdMs ?? 2,
+    maxAttempts: options.maxAttempts ?? 10,
+    timeoutMs: options.timeoutMs ?? Infinity,
+    seed: options.seed ?? 1,
+  };
+  const strategies = (options.strategies ?? (Object.keys(STRATEGIES) as Strategy[])).map(resolveStrategy);
+  const results = strategies.map((strategy, i) => {
+    const figures = runOutage(settings, strategy.name, strategy.policy);
+    options.onProgress?.(i + 1, strategies.length);
+    return figures;
+  });
+  return { scenario: 'outage', settings, results };
+}
+
+function runOutage(
+  s: OutageResult['settings'],
+  name: string,
+  backoff: Parameters<typeof createPolicy>[0],
+): OutageFigures {
+  const rng = createRng(s.seed);
+  const policy = createPolicy({ ...backoff, maxAttempts: s.maxAttempts, timeoutMs: s.timeoutMs, random: rng.next });
+  const n = s.clients;
+  const attempt = new Uint32Array(n);
+  const firstSend = new Float64Array(n);
+  const previous = new Float64Array(n).fill(Number.NaN);
+  const latencies = new Float64Array(n);
+  const load: number[] = [];
+  const queue = new EventQueue();
+  const hop = () => rng.hop(s.hopMeanMs, s.hopSdMs);
+
+  for (let c = 0; c < n; c++) {
+    const at = rng.next() * s.startWindowMs;
+    firstSend[c] = at;
+    attempt[c] = 1;
+    queue.push(at + hop(), c, ARRIVE);
+  }
+
+  let requests = 0;
+  let succeeded = 0;
+  let gaveUp = 0;
+  let lastFinishMs = 0;
+  let window = -1;
+  let served = 0;
+  const event = { time: 0, client: 0, kind: 0 };
+  while (queue.pop(event)) {
+    const { time, client } = event;
+    if (event.kind === ARRIVE) {
+      requests++;
+      const w = Math.floor(time / s.capacityWindowMs);
+      while (load.length <= w) load.push(0);
+      load[w] = (load[w] as number) + 1;
+      if (w !== window) [window, served] = [w, 0];
+      const ok = time >= s.outageMs && served < s.capacity;
+      if (ok) served++;
+      queue.push(time + hop(), client, ok ? SUCCEEDED : FAILED);
+    } else if (event.kind === SUCCEEDED) {
+      latencies[succeeded++] = time - (firstSend[client] as number);
+      lastFinishMs = Math.max(lastFinishMs, time);
+    } else {
+      const prev = previous[client] as number;
+      const d = decide(
+        policy,
+        attempt[client] as number,
+        time - (firstSend[client] as number),
+        undefined,
+        Number.isNaN(prev) ? undefined : prev,
+      );
+      if (!d.retry) {
+        gaveUp++;
+        lastFinishMs = Math.max(lastFinishMs, time);
+      } else {
+        previous[client] = d.backoffMs;
+        attempt[client] = (attempt[client] as number) + 1;
+        queue.push(time + d.delayMs + hop(), client, ARRIVE);
+      }
+    }
+  }
+
+  const sorted = latencies.subarray(0, succeeded).sort();
+  const firstAfter = Math.ceil(s.outageMs / s.capacityWindowMs);
+  const peakAfterOutage = load.slice(firstAfter).reduce((a, b) => Math.max(a, b), 0);
+  return {
+    strategy: name,
+    requests,
+    amplification: requests / n,
+    peakAfterOutage,
+    peakOverCapacity: peakAfterOutage / s.capacity,
+    lastFinishMs,
+    succeeded,
+    gaveUp,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    load,
+  };
+}

@@ -1,0 +1,45 @@
+import { formatMs } from './chart';
+import type { ContentionResult } from './contention';
+import type { OutageFigures } from './outage';
+
+/** A plain text table: the first row is the header; columns after the first are right-aligned. */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows
+    .map((r) =>
+      r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join('  '),
+    )
+    .join('\n');
+}
+
+/** The outage figures, a row per strategy. */
+export function outageTable(results: readonly OutageFigures[], capacity: number): string {
+  return table([
+    ['strategy', 'requests', 'ampl.', `peak/${capacity}`, 'last done', 'gave up', 'p50 ok', 'p99 ok'],
+    ...results.map((r) => [
+      r.strategy,
+      String(r.requests),
+      r.amplification.toFixed(2),
+      `${r.peakAfterOutage} (${r.peakOverCapacity.toFixed(1)}x)`,
+      formatMs(r.lastFinishMs),
+      String(r.gaveUp),
+      formatMs(r.p50Ms),
+      formatMs(r.p99Ms),
+    ]),
+  ]);
+}
+
+/** The contention results: per number of clients, each strategy's mean calls and completion time. */
+export function contentionTable(result: ContentionResult): string {
+  const strategies = [...new Set(result.results.map((r) => r.strategy))];
+  const header = ['clients', ...strategies.map((s) => `${s} calls`), ...strategies.map((s) => `${s} time`)];
+  const rows = result.settings.clients.map((n) => {
+    const at = (s: string) => result.results.find((r) => r.clients === n && r.strategy === s);
+    return [
+      String(n),
+      ...strategies.map((s) => (at(s)?.calls ?? Number.NaN).toFixed(0)),
+      ...strategies.map((s) => formatMs(at(s)?.timeMs ?? Number.NaN)),
+    ];
+  });
+  return table([header, ...rows]);
+}
