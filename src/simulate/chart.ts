@@ -63,7 +63,7 @@ export function formatMs(ms: number): string {
 }
 
 const COLORS = ['#d62728', '#ff7f0e', '#8c564b', '#1f77b4', '#2ca02c', '#9467bd', '#e377c2', '#17becf'];
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * A self-contained SVG line chart: requests per window against time, one line per series, the capacity as a dashed
@@ -91,7 +91,7 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
   );
   out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
   out.push(
-    `<text x="${m.left}" y="26" font-size="16" font-weight="bold">${escape(options.title ?? 'Requests reaching the server')}</text>`,
+    `<text x="${m.left}" y="26" font-size="16" font-weight="bold">${xml(options.title ?? 'Requests reaching the server')}</text>`,
   );
   for (let i = 0; i <= 5; i++) {
     const v = (top / 5) * i;
@@ -136,13 +136,13 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
     out.push(
       `<line x1="${m.left + plotW + 6}" x2="${m.left + plotW + 30}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="3"/>`,
     );
-    out.push(`<text x="${m.left + plotW + 36}" y="${ly + 4}">${escape(s.name)}</text>`);
+    out.push(`<text x="${m.left + plotW + 36}" y="${ly + 4}">${xml(s.name)}</text>`);
   });
   clipped.forEach((s, i) => {
     const peak = Math.max(...s.load.slice(0, windows));
     const ny = m.top + 44 + (series.length + i) * 20;
     out.push(
-      `<text x="${m.left + plotW + 6}" y="${ny}" fill="#666" font-size="11">${escape(s.name)}: ${peak} (clipped)</text>`,
+      `<text x="${m.left + plotW + 6}" y="${ny}" fill="#666" font-size="11">${xml(s.name)}: ${peak} (clipped)</text>`,
     );
   });
   if (total > windows) {
