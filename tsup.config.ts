@@ -1,10 +1,14 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  // The core entry, the simulator subpath (never part of the core bundle) and the command line.
+  entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
   target: 'es2022',
-  dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
+  dts: {
+    entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts' },
+    compilerOptions: { ignoreDeprecations: '6.0' },
+  },
   clean: true,
   treeshake: true,
 });

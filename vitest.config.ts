@@ -7,7 +7,7 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      exclude: ['src/index.ts'],
+      exclude: ['src/**/index.ts'],
       thresholds: { lines: 95, branches: 95, functions: 95, statements: 95 },
     },
   },

@@ -44,6 +44,8 @@ export interface Io {
   /** Whether stderr is a terminal (progress lines are only for terminals). */
   readonly errIsTTY: boolean;
   readonly writeFile: (path: string, text: string) => void;
+  /** The clock for the progress line. Default `Date.now`. */
+  readonly now?: () => number;
 }
 
 const positiveInteger = (flag: string, text: string | undefined, fallback: number): number => {
@@ -138,12 +140,17 @@ function run(args: readonly string[], io: Io): number {
     }
   }
   const seed = values.seed === undefined ? 1 : positiveInteger('seed', values.seed, 1);
-  const started = Date.now();
+  const now = io.now ?? (() => Date.now());
+  const started = now();
+  let drawn = false;
   const progress = (done: number, total: number) => {
-    if (io.errIsTTY && Date.now() - started > 1_000) io.err(`\rsimulating: ${done} of ${total} done`);
+    if (io.errIsTTY && now() - started > 1_000) {
+      io.err(`\rsimulating: ${done} of ${total} done`);
+      drawn = true;
+    }
   };
   const endProgress = () => {
-    if (io.errIsTTY && Date.now() - started > 1_000) io.err('\r\x1b[K');
+    if (drawn) io.err('\r\x1b[K');
   };
 
   if (scenario === 'contention') {

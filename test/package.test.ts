@@ -4,7 +4,19 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const sources = readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts'));
+/** The core: every file reachable from src/index.ts through relative imports. */
+function core(): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(join(root, 'src', file), 'utf8');
+    for (const m of text.matchAll(/^(?:import|export)\b[^;]*?from\s+'\.\/([^']+)'/gm)) visit(`${m[1]}.ts`);
+  };
+  visit('index.ts');
+  return [...seen].sort();
+}
+const sources = core();
 
 describe('package contract', () => {
   it('has no runtime dependencies and declares no side effects', () => {
@@ -15,7 +27,14 @@ describe('package contract', () => {
     expect(pkg.exports['.'].require.types).toBe('./dist/index.d.cts');
   });
 
-  it('src imports only sibling files: no node: modules, no packages', () => {
+  it('the core is what it should be: not the simulator, not the command line', () => {
+    expect(sources).toContain('retry.ts');
+    expect(sources).toContain('delay.ts');
+    expect(sources.some((f) => f.startsWith('simulate') || f === 'cli.ts')).toBe(false);
+    expect(readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !sources.includes(f))).toEqual(['cli.ts']);
+  });
+
+  it('the core imports only its own files: no node: modules, no packages', () => {
     const specifiers = sources.flatMap((file) => {
       const text = readFileSync(join(root, 'src', file), 'utf8');
       return [...text.matchAll(/^(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].map((m) => `${file}: ${m[1]}`);

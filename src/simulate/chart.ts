@@ -26,10 +26,10 @@ const BARS = ' ▁▂▃▄▅▆▇█';
 export function terminalChart(series: readonly LoadSeries[], options: ChartOptions, width = 56): string {
   const total = Math.max(1, ...series.map((s) => s.load.length));
   const windows = Math.min(total, Math.ceil(((options.outageMs ?? 0) + 10_000) / options.windowMs));
-  const span = Math.ceil(windows / width);
+  const label = Math.max(...series.map((s) => s.name.length), 4);
+  const span = Math.ceil(windows / Math.min(width, 77 - label));
   const columns = Math.ceil(windows / span);
   const top = 4 * options.capacity;
-  const label = Math.max(...series.map((s) => s.name.length), 4);
   const lines = [
     `requests per ${options.windowMs} ms, a column = ${formatMs(span * options.windowMs)}: █ >= ${top}, ▂ = capacity ${options.capacity}, ! over it`,
   ];
@@ -50,8 +50,8 @@ export function terminalChart(series: readonly LoadSeries[], options: ChartOptio
     axis[Math.min(columns - 1, Math.floor(options.outageMs / options.windowMs / span))] = '^';
   }
   const end = formatMs(columns * span * options.windowMs);
-  lines.push(`${''.padEnd(label)}  ${axis.join('').trimEnd()}`);
-  lines.push(`${''.padEnd(label)}  0 s${end.padStart(columns - 3)}${options.outageMs ? '   (^ outage ends)' : ''}`);
+  lines.push(`${'^ outage ends'.padStart(label)}  ${axis.join('').trimEnd()}`);
+  lines.push(`${''.padEnd(label)}  0 s${end.padStart(columns - 3)}`);
   return lines.join('\n');
 }
 
@@ -71,7 +71,8 @@ const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').
  */
 export function svgChart(series: readonly LoadSeries[], options: ChartOptions): string {
   const [W, H] = [960, 480];
-  const m = { left: 70, right: 170, top: 48, bottom: 56 };
+  const longest = Math.max(...series.map((s) => s.name.length + 16));
+  const m = { left: 70, right: Math.max(170, 44 + 7 * longest), top: 48, bottom: 56 };
   const plotW = W - m.left - m.right;
   const plotH = H - m.top - m.bottom;
   // The same view as the terminal chart: the outage and the 10 s after it, on a scale set by the load after the outage

@@ -128,10 +128,11 @@ function runContention(
       attempt[client] = (attempt[client] as number) + 1;
       const prev = previous[client] as number;
       const d = decide(policy, attempt[client] as number, 0, undefined, Number.isNaN(prev) ? undefined : prev);
-      // maxAttempts is unbounded and there is no deadline here: every decision is to retry.
-      const delay = d.retry ? d.delayMs : 0;
-      if (d.retry) previous[client] = d.backoffMs;
-      queue.push(time + hop() + delay, client, READ_ARRIVES);
+      // Attempts are unbounded and there is no deadline: herdless always decides to retry here.
+      if (!d.retry)
+        throw new Error(`herdless: a contention client stopped (${d.reason}), which the model never allows`);
+      previous[client] = d.backoffMs;
+      queue.push(time + hop() + d.delayMs, client, READ_ARRIVES);
     }
   }
   return { calls, timeMs };

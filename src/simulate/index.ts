@@ -1,5 +1,13 @@
 export { type ChartOptions, formatMs, type LoadSeries, svgChart, terminalChart } from './chart';
 export { type ContentionOptions, type ContentionPoint, type ContentionResult, simulateContention } from './contention';
-export { type OutageFigures, type OutageOptions, type OutageResult, percentile, simulateOutage } from './outage';
+export {
+  type OutageCounts,
+  type OutageFigures,
+  type OutageOptions,
+  type OutageResult,
+  percentile,
+  simulateOutage,
+  summarize,
+} from './outage';
 export { contentionTable, outageTable, table } from './report';
 export { resolveStrategy, STRATEGIES, type Strategy, type StrategyName } from './strategies';

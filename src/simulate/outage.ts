@@ -161,20 +161,49 @@ function runOutage(
     }
   }
 
-  const sorted = latencies.subarray(0, succeeded).sort();
-  const firstAfter = Math.ceil(s.outageMs / s.capacityWindowMs);
-  const peakAfterOutage = load.slice(firstAfter).reduce((a, b) => Math.max(a, b), 0);
+  return summarize(
+    name,
+    { requests, succeeded, gaveUp, lastFinishMs, latencies: latencies.subarray(0, succeeded), load },
+    s,
+  );
+}
+
+/** What a run counted: the raw material of {@link OutageFigures}. */
+export interface OutageCounts {
+  readonly requests: number;
+  readonly succeeded: number;
+  readonly gaveUp: number;
+  readonly lastFinishMs: number;
+  /** Each successful client's time to success, in ms (any order; sorted here, in place). */
+  readonly latencies: Float64Array;
+  readonly load: readonly number[];
+}
+
+/** The figures of one strategy's run, from its counts; shared by the simulator and the real-server demo. */
+export function summarize(
+  strategy: string,
+  counts: OutageCounts,
+  settings: {
+    readonly clients: number;
+    readonly outageMs: number;
+    readonly capacity: number;
+    readonly capacityWindowMs: number;
+  },
+): OutageFigures {
+  const sorted = counts.latencies.sort();
+  const firstAfter = Math.ceil(settings.outageMs / settings.capacityWindowMs);
+  const peakAfterOutage = counts.load.slice(firstAfter).reduce((a, b) => Math.max(a, b), 0);
   return {
-    strategy: name,
-    requests,
-    amplification: requests / n,
+    strategy,
+    requests: counts.requests,
+    amplification: counts.requests / settings.clients,
     peakAfterOutage,
-    peakOverCapacity: peakAfterOutage / s.capacity,
-    lastFinishMs,
-    succeeded,
-    gaveUp,
+    peakOverCapacity: peakAfterOutage / settings.capacity,
+    lastFinishMs: counts.lastFinishMs,
+    succeeded: counts.succeeded,
+    gaveUp: counts.gaveUp,
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
-    load,
+    load: counts.load,
   };
 }

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ContentionPoint,
+  percentile,
+  resolveStrategy,
+  STRATEGIES,
+  simulateContention,
+  simulateOutage,
+  svgChart,
+  terminalChart,
+} from '../src/simulate/index';
+import { EventQueue } from '../src/simulate/queue';
+import { createRng } from '../src/simulate/rng';
+
+describe('the outage simulator', () => {
+  const small = { clients: 300, seed: 7 } as const;
+
+  it('is deterministic: the same seed gives the same result, byte for byte', () => {
+    expect(JSON.stringify(simulateOutage(small))).toBe(JSON.stringify(simulateOutage(small)));
+    expect(JSON.stringify(simulateOutage({ ...small, seed: 8 }))).not.toBe(JSON.stringify(simulateOutage(small)));
+  });
+
+  it('conserves: every request counted once, every client ends once', () => {
+    for (const r of simulateOutage(small).results) {
+      expect(r.load.reduce((a, b) => a + b, 0)).toBe(r.requests);
+      expect(r.succeeded + r.gaveUp).toBe(300);
+      // each client makes between 1 and maxAttempts requests; successes and failures add up to requests
+      expect(r.requests).toBeGreaterThanOrEqual(300);
+      expect(r.requests).toBeLessThanOrEqual(300 * 10);
+    }
+  });
+
+  it('immediate retries spend all their attempts during the outage', () => {
+    const [immediate] = simulateOutage({ ...small, strategies: ['immediate'] }).results;
+    expect(immediate).toMatchObject({ requests: 3_000, gaveUp: 300, succeeded: 0 });
+  });
+
+  it('in the default outage, the fixed-delay peak after recovery is at least 5x full jitter, which stays near capacity', () => {
+    const { results } = simulateOutage({ strategies: ['fixed', 'full'] });
+    const [fixed, full] = results;
+    expect(fixed?.peakAfterOutage).toBeGreaterThanOrEqual(5 * (full?.peakAfterOutage ?? Infinity));
+    expect(fixed?.peakOverCapacity).toBeGreaterThan(3);
+    expect(full?.peakOverCapacity).toBeLessThanOrEqual(1);
+  });
+
+  it('takes a user policy next to the built-in strategies, and respects its limits', () => {
+    const { results } = simulateOutage({
+      ...small,
+      strategies: ['full', { name: 'mine', policy: { jitter: 'full', baseMs: 1_000 } }],
+      maxAttempts: 3,
+    });
+    expect(results.map((r) => r.strategy)).toEqual(['full', 'mine']);
+    for (const r of results) expect(r.requests).toBeLessThanOrEqual(900);
+  });
+
+  it('gives up at the deadline when timeoutMs is set', () => {
+    const [r] = simulateOutage({ ...small, strategies: ['fixed'], timeoutMs: 1_000 }).results;
+    expect(r?.lastFinishMs).toBeLessThan(1_200);
+    expect(r?.gaveUp).toBe(300);
+  });
+
+  it('names unknown strategies', () => {
+    expect(() => simulateOutage({ strategies: ['jittery' as never] })).toThrow(
+      /unknown strategy 'jittery' \(known: immediate, fixed/,
+    );
+    expect(resolveStrategy('full')).toEqual({ name: 'full', policy: STRATEGIES.full });
+  });
+
+  it('reports progress per strategy', () => {
+    const seen: string[] = [];
+    simulateOutage({ clients: 10, strategies: ['full', 'equal'], onProgress: (d, t) => seen.push(`${d}/${t}`) });
+    expect(seen).toEqual(['1/2', '2/2']);
+  });
+});
+
+describe('the contention simulator reproduces the AWS post', () => {
+  const { results } = simulateContention({ clients: [50, 100], runs: 30, seed: 3 });
+  const at = (clients: number, strategy: string) =>
+    results.find((r) => r.clients === clients && r.strategy === strategy)!;
+
+  it.each([50, 100])('at %i clients', (n) => {
+    const [immediate, none, full, equal, decorrelated] = ['immediate', 'none', 'full', 'equal', 'decorrelated'].map(
+      (s) => at(n, s),
+    ) as [ContentionPoint, ContentionPoint, ContentionPoint, ContentionPoint, ContentionPoint];
+    // exponential backoff without jitter barely reduces work and takes far longer
+    expect(none.calls).toBeGreaterThan(0.7 * immediate.calls);
+    expect(none.timeMs).toBeGreaterThan(5 * immediate.timeMs);
+    // full and equal jitter do about the same work; equal takes longer
+    expect(Math.abs(full.calls - equal.calls) / full.calls).toBeLessThan(0.15);
+    expect(equal.timeMs).toBeGreaterThan(full.timeMs);
+    // decorrelated does somewhat more work but finishes sooner than full
+    expect(decorrelated.calls).toBeGreaterThan(full.calls);
+    expect(decorrelated.timeMs).toBeLessThan(full.timeMs);
+  });
+
+  it('full jitter cuts calls by more than half against exponential without jitter at 100 clients', () => {
+    expect(at(100, 'full').calls).toBeLessThan(0.5 * at(100, 'none').calls);
+  });
+
+  it('is deterministic and reports progress per point', () => {
+    const seen: number[] = [];
+    const a = simulateContention({ clients: [10], runs: 3, onProgress: (d) => seen.push(d) });
+    expect(JSON.stringify(simulateContention({ clients: [10], runs: 3 }))).toBe(JSON.stringify(a));
+    expect(seen).toEqual([1]);
+    expect(a.results.every((r) => r.calls >= 10)).toBe(true); // every client writes at least once
+  });
+});
+
+describe('simulator parts', () => {
+  it('the event queue pops in time order, ties in insertion order', () => {
+    const q = new EventQueue();
+    const rng = createRng(1);
+    const times = Array.from({ length: 500 }, () => Math.floor(rng.next() * 50));
+    times.forEach((t, i) => q.push(t, i, 0));
+    const out = { time: 0, client: 0, kind: 0 };
+    const popped: [number, number][] = [];
+    while (q.pop(out)) popped.push([out.time, out.client]);
+    const expected = times.map((t, i) => [t, i] as [number, number]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    expect(popped).toEqual(expected);
+    expect(q.size).toBe(0);
+  });
+
+  it('the rng is seeded, uniform in [0, 1), and hops are |Normal(10, 2)|', () => {
+    const a = createRng(42);
+    const b = createRng(42);
+    const xs = Array.from({ length: 20_000 }, () => a.next());
+    expect(Array.from({ length: 20_000 }, () => b.next())).toEqual(xs);
+    expect(Math.min(...xs)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...xs)).toBeLessThan(1);
+    expect(xs.reduce((s, x) => s + x, 0) / xs.length).toBeCloseTo(0.5, 1);
+    const hops = Array.from({ length: 20_000 }, () => a.hop(10, 2));
+    const mean = hops.reduce((s, x) => s + x, 0) / hops.length;
+    const sd = Math.sqrt(hops.reduce((s, x) => s + (x - mean) ** 2, 0) / hops.length);
+    expect(mean).toBeCloseTo(10, 0);
+    expect(sd).toBeCloseTo(2, 0);
+    expect(Math.min(...hops)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('percentile is nearest-rank', () => {
+    expect(percentile([1, 2, 3, 4], 0.5)).toBe(2);
+    expect(percentile([1, 2, 3, 4], 0.99)).toBe(4);
+    expect(percentile([], 0.5)).toBeNaN();
+  });
+});
+
+describe('charts', () => {
+  const series = [
+    { name: 'fixed', load: [0, 500, 0, 0, 450, 0, 90] },
+    { name: 'full', load: [300, 100, 80, 60, 40, 20, 10] },
+  ];
+  const options = { windowMs: 100, capacity: 100, outageMs: 300 };
+
+  it('the terminal chart fits 80 columns and marks spans over capacity', () => {
+    const text = terminalChart(series, options);
+    for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
+    expect(text).toContain('fixed |');
+    expect(text).toMatch(/!/);
+    expect(text).toContain('^ outage ends');
+  });
+
+  it('the SVG is self-contained, labelled, marks capacity and clips a burst above the post-outage scale', () => {
+    const svg = svgChart([...series, { name: 'burst', load: [9_000, 0, 0, 0] }], { ...options, title: 'a <b> & c' });
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg).not.toMatch(/<script|href=|@import|url\(/);
+    expect(svg).toContain('time (s)');
+    expect(svg).toContain('requests per 100 ms');
+    expect(svg).toContain('capacity 100');
+    expect(svg).toContain('a &lt;b&gt; &amp; c');
+    expect(svg).toContain('burst: 9000 (clipped)');
+    expect(svg.match(/<polyline/g)).toHaveLength(3);
+  });
+});
