@@ -111,7 +111,7 @@ describe('simulator parts', () => {
     const q = new EventQueue();
     const rng = createRng(1);
     const times = Array.from({ length: 500 }, () => Math.floor(rng.next() * 50));
-    times.forEach((t, i) => q.push(t, i, 0));
+    for (const [i, t] of times.entries()) q.push(t, i, 0);
     const out = { time: 0, client: 0, kind: 0 };
     const popped: [number, number][] = [];
     while (q.pop(out)) popped.push([out.time, out.client]);
