@@ -168,7 +168,7 @@ function run(args: readonly string[], io: Io): number {
     if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
     else {
       io.out(`herdless simulate: contention (OCC), base 5 ms, cap 2 s, ${runs} runs a point, seed ${seed}\n`);
-      io.out('mean calls (conditional writes) and mean time until every client has written\n\n');
+      io.out('\n');
       io.out(`${contentionTable(result)}\n`);
     }
     return 0;

@@ -73,7 +73,8 @@ describe('herdless simulate', () => {
       'full,none',
     );
     expect(code).toBe(0);
-    expect(out).toMatch(/clients\s+full calls\s+none calls\s+full time\s+none time/);
+    expect(out).toMatch(/work: mean calls.*\nclients\s+full\s+none\n/);
+    expect(out).toMatch(/time: mean time.*\nclients\s+full\s+none\n/);
     expect(out).toMatch(/\n10\s+\d+/);
     expect(out).toMatch(/\n20\s+\d+/);
     const json = JSON.parse(

@@ -1,5 +1,5 @@
 import { formatMs } from './chart';
-import type { ContentionResult } from './contention';
+import type { ContentionPoint, ContentionResult } from './contention';
 import type { OutageFigures } from './outage';
 
 /** A plain text table: the first row is the header; columns after the first are right-aligned. */
@@ -29,17 +29,15 @@ export function outageTable(results: readonly OutageFigures[], capacity: number)
   ]);
 }
 
-/** The contention results: per number of clients, each strategy's mean calls and completion time. */
+/** The contention results, two tables that fit 80 columns: mean calls, then mean completion time, a row per N. */
 export function contentionTable(result: ContentionResult): string {
   const strategies = [...new Set(result.results.map((r) => r.strategy))];
-  const header = ['clients', ...strategies.map((s) => `${s} calls`), ...strategies.map((s) => `${s} time`)];
-  const rows = result.settings.clients.map((n) => {
-    const at = (s: string) => result.results.find((r) => r.clients === n && r.strategy === s);
-    return [
-      String(n),
-      ...strategies.map((s) => (at(s)?.calls ?? Number.NaN).toFixed(0)),
-      ...strategies.map((s) => formatMs(at(s)?.timeMs ?? Number.NaN)),
-    ];
-  });
-  return table([header, ...rows]);
+  const at = (n: number, s: string) =>
+    result.results.find((r) => r.clients === n && r.strategy === s) as ContentionPoint;
+  const block = (title: string, cell: (p: ContentionPoint) => string) =>
+    `${title}\n${table([['clients', ...strategies], ...result.settings.clients.map((n) => [String(n), ...strategies.map((s) => cell(at(n, s)))])])}`;
+  return [
+    block('work: mean calls (conditional writes) per run', (p) => p.calls.toFixed(0)),
+    block('time: mean time until every client has written', (p) => formatMs(p.timeMs)),
+  ].join('\n\n');
 }
