@@ -14,14 +14,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('README examples run', () => {
   it('finds the examples', () => {
-    expect(examples.length).toBeGreaterThanOrEqual(3);
+    expect(examples.length).toBeGreaterThanOrEqual(4);
   });
 
   it.each(examples.map((code, i) => [i + 1, code]))('example %i', async (i, code) => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `example-${i}.ts`);
     // Imports stay on top; the rest becomes a function, so the test can run the fake clock while it waits.
-    const lines = (code as string).replaceAll("from 'herdless'", `from '${join(root, 'src', 'index.ts')}'`).split('\n');
+    const lines = (code as string)
+      .replaceAll("from 'herdless/simulate'", `from '${join(root, 'src', 'simulate', 'index.ts')}'`)
+      .replaceAll("from 'herdless'", `from '${join(root, 'src', 'index.ts')}'`)
+      .split('\n');
     const imports = lines.filter((l) => l.startsWith('import '));
     const body = lines.filter((l) => !l.startsWith('import '));
     writeFileSync(file, `${imports.join('\n')}\nexport default async function run() {\n${body.join('\n')}\n}\n`);
