@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { retry } from '../src/index';
-import { type OutageFigures, summarize } from '../src/simulate/index';
+import { type OutageFigures, OutageServer, summarize } from '../src/simulate/index';
 
 export interface DemoOptions {
   /** Real clients per strategy. Default 300. */
@@ -87,23 +87,19 @@ export function strategies(o: Required<Omit<DemoOptions, 'signal' | 'onStrategy'
   ];
 }
 
-/** A server that fails everything during the outage, then serves `capacity` per window, counting every arrival. */
+/** An HTTP server that judges each request with a fresh {@link OutageServer} per strategy (see `reset`). */
 function startServer(o: { outageMs: number; capacity: number; capacityWindowMs: number }) {
-  const state = { start: 0, received: 0, load: [] as number[], window: -1, served: 0 };
+  const state = { start: 0, model: new OutageServer(o.outageMs, o.capacity, o.capacityWindowMs) };
   const server: Server = createServer((req, res) => {
-    const t = performance.now() - state.start;
-    const w = Math.floor(t / o.capacityWindowMs);
-    state.received++;
-    while (state.load.length <= w) state.load.push(0);
-    state.load[w] = (state.load[w] as number) + 1;
-    if (w !== state.window) [state.window, state.served] = [w, 0];
-    const ok = t >= o.outageMs && state.served < o.capacity;
-    if (ok) state.served++;
+    const ok = state.model.arrive(performance.now() - state.start);
     req.resume();
     res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok' : 'busy');
   });
   server.keepAliveTimeout = 60_000;
-  const reset = () => Object.assign(state, { start: performance.now(), received: 0, load: [], window: -1, served: 0 });
+  const reset = () => {
+    state.start = performance.now();
+    state.model = new OutageServer(o.outageMs, o.capacity, o.capacityWindowMs);
+  };
   return { server, state, reset };
 }
 
@@ -162,16 +158,22 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoFigures[]>
       const figures = summarize(
         name,
         {
-          requests: state.received,
+          requests: state.model.received,
           succeeded: latencies.length,
           gaveUp,
           lastFinishMs,
           latencies: Float64Array.from(latencies),
-          load: [...state.load],
+          load: [...state.model.load],
         },
         o,
       );
-      const result = { ...figures, sent, received: state.received, errors, wallMs: performance.now() - state.start };
+      const result = {
+        ...figures,
+        sent,
+        received: state.model.received,
+        errors,
+        wallMs: performance.now() - state.start,
+      };
       results.push(result);
       options.onStrategy?.(result);
     }

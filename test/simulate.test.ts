@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ContentionPoint,
+  OutageServer,
   percentile,
   resolveStrategy,
   STRATEGIES,
@@ -134,6 +135,14 @@ describe('simulator parts', () => {
     expect(mean).toBeCloseTo(10, 0);
     expect(sd).toBeCloseTo(2, 0);
     expect(Math.min(...hops)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('the outage server fails during the outage, then serves capacity per window, counting every arrival', () => {
+    const server = new OutageServer(1_000, 2, 100);
+    const served = [0, 500, 999, 1_000, 1_010, 1_020, 1_099, 1_100, 1_150].map((t) => server.arrive(t));
+    expect(served).toEqual([false, false, false, true, true, false, false, true, true]);
+    expect(server.received).toBe(9);
+    expect(server.load).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 4, 2]);
   });
 
   it('percentile is nearest-rank', () => {

@@ -10,4 +10,5 @@ export {
   summarize,
 } from './outage';
 export { contentionTable, outageTable, table } from './report';
+export { OutageServer } from './server';
 export { resolveStrategy, STRATEGIES, type Strategy, type StrategyName } from './strategies';

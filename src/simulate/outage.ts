@@ -2,6 +2,7 @@ import { decide } from '../decide';
 import { createPolicy } from '../policy';
 import { EventQueue } from './queue';
 import { createRng } from './rng';
+import { OutageServer } from './server';
 import { resolveStrategy, STRATEGIES, type Strategy } from './strategies';
 
 /** The outage scenario's settings; every field is optional. */
@@ -109,7 +110,7 @@ function runOutage(
   const firstSend = new Float64Array(n);
   const previous = new Float64Array(n).fill(Number.NaN);
   const latencies = new Float64Array(n);
-  const load: number[] = [];
+  const server = new OutageServer(s.outageMs, s.capacity, s.capacityWindowMs);
   const queue = new EventQueue();
   const hop = () => rng.hop(s.hopMeanMs, s.hopSdMs);
 
@@ -120,24 +121,14 @@ function runOutage(
     queue.push(at + hop(), c, ARRIVE);
   }
 
-  let requests = 0;
   let succeeded = 0;
   let gaveUp = 0;
   let lastFinishMs = 0;
-  let window = -1;
-  let served = 0;
   const event = { time: 0, client: 0, kind: 0 };
   while (queue.pop(event)) {
     const { time, client } = event;
     if (event.kind === ARRIVE) {
-      requests++;
-      const w = Math.floor(time / s.capacityWindowMs);
-      while (load.length <= w) load.push(0);
-      load[w] = (load[w] as number) + 1;
-      if (w !== window) [window, served] = [w, 0];
-      const ok = time >= s.outageMs && served < s.capacity;
-      if (ok) served++;
-      queue.push(time + hop(), client, ok ? SUCCEEDED : FAILED);
+      queue.push(time + hop(), client, server.arrive(time) ? SUCCEEDED : FAILED);
     } else if (event.kind === SUCCEEDED) {
       latencies[succeeded++] = time - (firstSend[client] as number);
       lastFinishMs = Math.max(lastFinishMs, time);
@@ -163,7 +154,14 @@ function runOutage(
 
   return summarize(
     name,
-    { requests, succeeded, gaveUp, lastFinishMs, latencies: latencies.subarray(0, succeeded), load },
+    {
+      requests: server.received,
+      succeeded,
+      gaveUp,
+      lastFinishMs,
+      latencies: latencies.subarray(0, succeeded),
+      load: server.load,
+    },
     s,
   );
 }

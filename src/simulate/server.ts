@@ -1,0 +1,34 @@
+/**
+ * The server of the outage scenario, shared by the simulator and the real-server demo so that both judge requests
+ * alike: it fails every request that arrives before `outageMs`, then serves `capacity` requests per window of
+ * `windowMs` and fails the rest. It counts every arrival per window (`load`). Arrivals must come in time order.
+ */
+export class OutageServer {
+  /** Requests that arrived in each window, from time 0. */
+  readonly load: number[] = [];
+  /** Requests that arrived in all. */
+  received = 0;
+  #window = -1;
+  #served = 0;
+
+  constructor(
+    readonly outageMs: number,
+    readonly capacity: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** A request arrives `timeMs` after the start: counts it, and says whether it is served. */
+  arrive(timeMs: number): boolean {
+    const w = Math.floor(timeMs / this.windowMs);
+    this.received++;
+    while (this.load.length <= w) this.load.push(0);
+    this.load[w] = (this.load[w] as number) + 1;
+    if (w !== this.#window) {
+      this.#window = w;
+      this.#served = 0;
+    }
+    if (timeMs < this.outageMs || this.#served >= this.capacity) return false;
+    this.#served++;
+    return true;
+  }
+}
