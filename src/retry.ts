@@ -80,13 +80,14 @@ export async function retry<T>(
   let retryAfterMs: number | undefined;
   let last: unknown;
   let lastFailed = false;
-  let reason: StopReason = 'timeout';
+  let reason: StopReason;
   let attempt = 1;
 
   for (; ; attempt++) {
     const startedMs = attempt === 1 ? 0 : now() - start;
     if (startedMs >= timeoutMs) {
       attempt--; // a late timer: the deadline passed before this attempt could start
+      reason = 'timeout';
       break;
     }
     const context = new Attempt(attempt, startedMs);
@@ -103,10 +104,10 @@ export async function retry<T>(
       Attempt.stop(context, signal?.reason);
       throw signal?.reason;
     }
+    // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
     const timedOut = outcome === TIMED_OUT;
+    const byDeadline = timedOut && timeoutMs - startedMs <= attemptTimeoutMs;
     if (timedOut) {
-      // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
-      const byDeadline = timeoutMs - startedMs <= attemptTimeoutMs;
       outcome = new DOMException(
         byDeadline
           ? `herdless: deadline (timeoutMs ${timeoutMs}) passed`
@@ -124,7 +125,10 @@ export async function retry<T>(
     lastFailed = failed;
     if (failed) errors.push(outcome);
     if (signal?.aborted) throw signal.reason; // aborted while isTransient or shouldRetryResult ran
-    if (timedOut && timeoutMs - startedMs <= attemptTimeoutMs) break;
+    if (byDeadline) {
+      reason = 'timeout';
+      break;
+    }
 
     const elapsedMs = now() - start;
     retryAfterMs = timedOut ? undefined : readRetryAfter(outcome, Date.now());
@@ -139,7 +143,10 @@ export async function retry<T>(
       const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
       await p.onRetry(Object.freeze({ attempt, error, value, delayMs, elapsedMs }));
       if (signal?.aborted) throw signal.reason;
-      if (now() - start + delayMs >= timeoutMs) break; // onRetry took so long that the sleep would cross the deadline
+      if (now() - start + delayMs >= timeoutMs) {
+        reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
+        break;
+      }
     }
     if (delayMs > 0 && (await guard(delayMs, signal, NO_WORK)) === ABORTED) throw signal?.reason;
   }
