@@ -33,10 +33,12 @@ function parseHttpDate(text: string, nowMs: number): number {
   const month = MONTHS.indexOf(g.mo as string) / 3;
   let year = Number(g.y);
   if (year < 100 && g.y?.length === 2) {
-    // rfc850's two-digit year: one that looks more than 50 years ahead is that year of the past century.
+    // rfc850's two-digit year is the year ending in those digits closest to now: one that would be more than 50 years
+    // ahead is in the past (RFC 9110), and across a century boundary 00 right after 1999 is 2000, not 1900.
     const nowYear = new Date(nowMs).getUTCFullYear();
     year += nowYear - (nowYear % 100);
     if (year > nowYear + 50) year -= 100;
+    else if (year < nowYear - 49) year += 100;
   }
   const date = new Date(0);
   date.setUTCFullYear(year, month, day); // unlike Date.UTC, keeps years 0-99 as they are

@@ -50,6 +50,14 @@ describe('parseRetryAfter: HTTP-dates', () => {
     expect(parseRetryAfter('Friday, 01-Jan-77 00:00:00 GMT', now)).toBe(0); // 1977, in the past
   });
 
+  it('reads a two-digit rfc850 year across a century boundary as the nearer century', () => {
+    // fast-check found this one: just before 2000, '00' is 2000, one millisecond away, not 1900
+    const now = Date.UTC(2000, 0, 1) - 1;
+    expect(parseRetryAfter('Saturday, 01-Jan-00 00:00:00 GMT', now)).toBe(1);
+    expect(parseRetryAfter('Friday, 31-Dec-99 23:59:58 GMT', Date.UTC(2000, 0, 1))).toBe(0); // 1999, just past
+    expect(parseRetryAfter('Sunday, 01-Jan-51 00:00:00 GMT', Date.UTC(2100, 0, 1))).toBe(0); // 2051, not 2151
+  });
+
   it('keeps four-digit years below 100 as they are', () => {
     expect(parseRetryAfter('Mon, 01 Jan 0099 00:00:00 GMT', Date.UTC(2026, 0, 1))).toBe(0);
   });
@@ -57,7 +65,11 @@ describe('parseRetryAfter: HTTP-dates', () => {
   it('round-trips generated dates in all three forms', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(2070, 0, 1) }),
+        fc.oneof(
+          fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(2070, 0, 1) }),
+          // century boundaries, where a two-digit year is easiest to misread
+          fc.constantFrom(Date.UTC(2000, 0, 1), Date.UTC(2100, 0, 1), Date.UTC(2000, 0, 1, 0, 0, 5)),
+        ),
         fc.integer({ min: 0, max: 10 ** 9 }),
         (s, ahead) => {
           const at = new Date(Math.floor(s / 1000) * 1000);
