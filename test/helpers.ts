@@ -33,6 +33,8 @@ export function useFakeClock(): { readonly clock: InstalledClock } {
       toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'],
       now: 1_000_000,
     });
+    // Move both clocks off their origin, so that code mixing up `now - start` and `now + start` shows.
+    holder.clock.tick(5_000);
   });
   afterEach(() => {
     holder.clock.uninstall();

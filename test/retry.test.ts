@@ -4,7 +4,7 @@ import { createPolicy, type RetryContext, RetryError, type RetryEvent, retry } f
 import { draws, seeded, settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
-const T0 = 1_000_000;
+const T0 = 1_005_000; // the fake clock's time when each test starts (see useFakeClock)
 
 /** An error the default classifier retries. */
 const transient = (message = 'blip') => Object.assign(new Error(message), { status: 503 });
@@ -136,6 +136,24 @@ describe('retry: outcomes', () => {
     } finally {
       globalThis.AbortController = Original;
     }
+  });
+
+  it('reading ctx.signal twice gives the same signal', async () => {
+    await retry((ctx) => expect(ctx.signal).toBe(ctx.signal));
+  });
+
+  it('errors holds the failed attempts only, not the retried results', async () => {
+    const boom = transient('late');
+    const run = retry(
+      (ctx) => {
+        if (ctx.attempt === 3) throw boom;
+        return ctx.attempt;
+      },
+      { shouldRetryResult: () => true, baseMs: 0 },
+    );
+    const error = (await run.catch((e: unknown) => e)) as RetryError;
+    expect(error.errors).toEqual([boom]);
+    expect(error.attempts).toBe(3);
   });
 
   it('each attempt gets a fresh signal', async () => {
@@ -319,9 +337,21 @@ describe('retry: deadline and attempt timeout', () => {
     expect(error).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 1_000 });
     expect(error.cause).toBeInstanceOf(DOMException);
     expect((error.cause as DOMException).name).toBe('TimeoutError');
+    expect((error.cause as DOMException).message).toBe('herdless: deadline (timeoutMs 1000) passed');
     expect(seen?.aborted).toBe(true);
     expect(seen?.reason).toBe(error.cause);
     expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('abandons a later attempt at the deadline, not a full deadline after it started', async () => {
+    const fn = vi.fn((ctx: RetryContext) => (ctx.attempt === 1 ? Promise.reject(transient()) : never()));
+    const run = settle(retry(fn, { timeoutMs: 1_000, random: () => 0.5 }));
+    await fake.clock.tickAsync(50); // attempt 2 starts at 50
+    expect(fn).toHaveBeenCalledTimes(2);
+    await fake.clock.tickAsync(949);
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(1);
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 2, elapsedMs: 1_000 });
   });
 
   it('a signal read only after the attempt was abandoned is already aborted', async () => {
@@ -352,6 +382,7 @@ describe('retry: deadline and attempt timeout', () => {
     await fake.clock.tickAsync(500);
     expect(signals[0]?.aborted).toBe(true);
     expect((signals[0]!.reason as DOMException).name).toBe('TimeoutError');
+    expect((signals[0]!.reason as DOMException).message).toBe('herdless: attemptTimeoutMs 500 passed');
     await fake.clock.tickAsync(50);
     expect(run.result).toMatchObject({ status: 'fulfilled', value: 'second' });
     expect(isTransient).not.toHaveBeenCalled();
@@ -400,7 +431,7 @@ describe('retry: deadline and attempt timeout', () => {
     await fake.clock.tickAsync(0);
     expect(fn).toHaveBeenCalledTimes(1);
     // Simulate an event loop stall: performance.now() moves past the deadline before the 50 ms sleep's timer runs.
-    const stalled = vi.spyOn(performance, 'now').mockReturnValue(fake.clock.now - T0 + 10_000);
+    const stalled = vi.spyOn(performance, 'now').mockReturnValue(performance.now() + 10_000);
     await fake.clock.tickAsync(50);
     stalled.mockRestore();
     expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
@@ -463,6 +494,7 @@ describe('retry: abort', () => {
     const { fn } = failing(transient());
     const run = retry(fn, {
       signal: controller.signal,
+      baseMs: 0, // no sleep follows, so only the check after isTransient can see the abort
       isTransient: async () => {
         controller.abort('stop');
         return true;
@@ -474,8 +506,10 @@ describe('retry: abort', () => {
 
   it('an abort in onRetry rejects with the reason and does not sleep', async () => {
     const controller = new AbortController();
-    const run = retry(failing(transient()).fn, { signal: controller.signal, onRetry: () => controller.abort('bye') });
+    const { fn } = failing(transient());
+    const run = retry(fn, { signal: controller.signal, baseMs: 0, onRetry: () => controller.abort('bye') });
     await expect(run).rejects.toBe('bye');
+    expect(fn).toHaveBeenCalledTimes(1);
     expect(fake.clock.countTimers()).toBe(0);
   });
 
@@ -606,6 +640,7 @@ describe('retry: options', () => {
     [{ maxAttempts: 0 }, RangeError, /maxAttempts must be an integer >= 1, or Infinity with a finite timeoutMs, got 0/],
     [{ maxAttempts: 2.5 }, RangeError, /maxAttempts .* got 2.5/],
     [{ maxAttempts: Infinity }, RangeError, /maxAttempts .* got Infinity/],
+    [{ maxAttempts: 0, timeoutMs: 1_000 }, RangeError, /maxAttempts .* got 0/],
     [{ maxAttempts: '3' }, TypeError, /maxAttempts must be a number/],
     [{ timeoutMs: 0 }, RangeError, /timeoutMs must be a number > 0 \(Infinity for none\), got 0/],
     [{ timeoutMs: Number.NaN }, RangeError, /timeoutMs .* got NaN/],
