@@ -13,11 +13,13 @@ export interface ContentionOptions {
   readonly clients?: readonly number[];
   /** Runs averaged per point. Default 100. */
   readonly runs?: number;
-  /** Backoff base and cap, in ms. Defaults 5 and 2,000, as in the post. */
+  /** Backoff base, in ms, for the strategies that do not set their own. Default 5, as in the post. */
   readonly baseMs?: number;
+  /** Backoff cap, in ms, likewise. Default 2,000, as in the post. */
   readonly capMs?: number;
-  /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Defaults 10 and 2. */
+  /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Default 10. */
   readonly hopMeanMs?: number;
+  /** See `hopMeanMs`. Default 2. */
   readonly hopSdMs?: number;
   /** Strategies to compare. Default: immediate (the post's "no backoff"), none, full, equal, decorrelated. */
   readonly strategies?: readonly Strategy[];
@@ -29,7 +31,9 @@ export interface ContentionOptions {
 
 /** The mean work and completion time of one strategy at one number of clients. */
 export interface ContentionPoint {
+  /** How many clients contended. */
   readonly clients: number;
+  /** The strategy's name. */
   readonly strategy: string;
   /** Mean conditional writes sent, per run: the post's "work". */
   readonly calls: number;
@@ -37,6 +41,7 @@ export interface ContentionPoint {
   readonly timeMs: number;
 }
 
+/** What {@link simulateContention} returns: the settings used (defaults filled in) and a point per N and strategy. */
 export interface ContentionResult {
   readonly scenario: 'contention';
   readonly settings: Required<Omit<ContentionOptions, 'strategies' | 'onProgress'>>;
@@ -53,6 +58,12 @@ const WRITE_FAILED = 4;
  * N clients read a row's version and write it back conditionally; a write fails when another write landed since the
  * read, and its client backs off (by herdless's own `decide`) and tries again, until every client has written once.
  * All clients start at time 0. Runs `runs` times per point, with the same seeds for every strategy.
+ *
+ * @example
+ * ```ts
+ * import { contentionTable, simulateContention } from 'herdless/simulate';
+ * console.log(contentionTable(simulateContention({ clients: [25, 50], runs: 20 })));
+ * ```
  */
 export function simulateContention(options: ContentionOptions = {}): ContentionResult {
   const settings = {
