@@ -133,7 +133,7 @@ class Policy<T> implements RetryPolicy<T> {
     this.maxRetryAfterMs = positive('maxRetryAfterMs', or(options.maxRetryAfterMs, 60_000));
     this.onRetry = optionalFn('onRetry', options.onRetry);
     for (const key of Object.keys(options)) {
-      if (!(key in this))
+      if (!Object.hasOwn(this, key))
         throw new TypeError(`herdless: unknown option '${key}' (known: ${Object.keys(this).join(', ')})`);
     }
     Object.freeze(this);

@@ -637,6 +637,7 @@ describe('retry: Retry-After', () => {
 describe('retry: options', () => {
   it.each([
     [{ maxAttemps: 5 }, TypeError, /unknown option 'maxAttemps' \(known: jitter, baseMs, .*maxAttempts/],
+    [{ toString: 1 }, TypeError, /unknown option 'toString'/],
     [{ maxAttempts: 0 }, RangeError, /maxAttempts must be an integer >= 1, or Infinity with a finite timeoutMs, got 0/],
     [{ maxAttempts: 2.5 }, RangeError, /maxAttempts .* got 2.5/],
     [{ maxAttempts: Infinity }, RangeError, /maxAttempts .* got Infinity/],
