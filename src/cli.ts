@@ -139,7 +139,7 @@ function run(args: readonly string[], io: Io): number {
       throw new UsageError(`--strategies takes ${Object.keys(STRATEGIES).join(', ')}; got '${s}'`);
     }
   }
-  const seed = values.seed === undefined ? 1 : positiveInteger('seed', values.seed, 1);
+  const seed = positiveInteger('seed', values.seed, 1);
   const now = io.now ?? (() => Date.now());
   const started = now();
   let drawn = false;

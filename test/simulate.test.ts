@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createPolicy } from '../src/index';
 import {
   type ContentionPoint,
   OutageServer,
@@ -11,6 +12,7 @@ import {
   terminalChart,
 } from '../src/simulate/index';
 import { EventQueue } from '../src/simulate/queue';
+import { ClientRetries } from '../src/simulate/retries';
 import { createRng } from '../src/simulate/rng';
 
 describe('the outage simulator', () => {
@@ -143,6 +145,14 @@ describe('simulator parts', () => {
     expect(served).toEqual([false, false, false, true, true, false, false, true, true]);
     expect(server.received).toBe(9);
     expect(server.load).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 4, 2]);
+  });
+
+  it('client retries count failed attempts per client, grow decorrelated jitter from the last backoff, and stop', () => {
+    const retries = new ClientRetries(2, createPolicy({ jitter: 'decorrelated', maxAttempts: 3, random: () => 0.5 }));
+    expect(retries.failed(0, 0)).toEqual({ retry: true, delayMs: 200, backoffMs: 200 });
+    expect(retries.failed(1, 0)).toEqual({ retry: true, delayMs: 200, backoffMs: 200 }); // its own count
+    expect(retries.failed(0, 0)).toEqual({ retry: true, delayMs: 350, backoffMs: 350 });
+    expect(retries.failed(0, 0)).toEqual({ retry: false, reason: 'attempts' });
   });
 
   it('percentile is nearest-rank', () => {

@@ -17,6 +17,12 @@ export interface ChartOptions {
 
 const BARS = ' ▁▂▃▄▅▆▇█';
 
+/** What both charts show: the outage and the 10 s after it, in windows, out of `total` windows in the run. */
+function view(series: readonly LoadSeries[], options: ChartOptions): { total: number; windows: number } {
+  const total = Math.max(1, ...series.map((s) => s.load.length));
+  return { total, windows: Math.min(total, Math.ceil(((options.outageMs ?? 0) + 10_000) / options.windowMs)) };
+}
+
 /**
  * A terminal chart, one row per series, that fits in 80 columns. Each character is the busiest window in its span of
  * time, on one scale shared by every row: a full block is 4x capacity or more (a `!` below marks a span over
@@ -24,8 +30,7 @@ const BARS = ' ▁▂▃▄▅▆▇█';
  * 10 s after it (a row cut there ends in `>`); the figures table has the whole run.
  */
 export function terminalChart(series: readonly LoadSeries[], options: ChartOptions, width = 56): string {
-  const total = Math.max(1, ...series.map((s) => s.load.length));
-  const windows = Math.min(total, Math.ceil(((options.outageMs ?? 0) + 10_000) / options.windowMs));
+  const { windows } = view(series, options);
   const label = Math.max(...series.map((s) => s.name.length), 4);
   const span = Math.ceil(windows / Math.min(width, 77 - label));
   const columns = Math.ceil(windows / span);
@@ -77,8 +82,7 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
   const plotH = H - m.top - m.bottom;
   // The same view as the terminal chart: the outage and the 10 s after it, on a scale set by the load after the outage
   // (what the recovering server meets); a burst during the outage above that scale is clipped and named.
-  const total = Math.max(1, ...series.map((s) => s.load.length));
-  const windows = Math.min(total, Math.ceil(((options.outageMs ?? 0) + 10_000) / options.windowMs));
+  const { total, windows } = view(series, options);
   const endMs = windows * options.windowMs;
   const firstAfter = Math.ceil((options.outageMs ?? 0) / options.windowMs);
   const after = series.flatMap((s) => s.load.slice(firstAfter, windows));

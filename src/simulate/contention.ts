@@ -1,6 +1,6 @@
-import { decide } from '../decide';
 import { createPolicy } from '../policy';
 import { EventQueue } from './queue';
+import { ClientRetries } from './retries';
 import { createRng } from './rng';
 import { resolveStrategy, type Strategy } from './strategies';
 
@@ -114,8 +114,7 @@ function runContention(
   const hop = () => rng.hop(s.hopMeanMs, s.hopSdMs);
   const queue = new EventQueue();
   const read = new Float64Array(n);
-  const attempt = new Uint32Array(n);
-  const previous = new Float64Array(n).fill(Number.NaN);
+  const retries = new ClientRetries(n, policy);
   let version = 0;
   let calls = 0;
   let timeMs = 0;
@@ -136,13 +135,10 @@ function runContention(
     } else if (kind === WRITE_OK) {
       timeMs = time;
     } else {
-      attempt[client] = (attempt[client] as number) + 1;
-      const prev = previous[client] as number;
-      const d = decide(policy, attempt[client] as number, 0, undefined, Number.isNaN(prev) ? undefined : prev);
+      const d = retries.failed(client, 0);
       // Attempts are unbounded and there is no deadline: herdless always decides to retry here.
       if (!d.retry)
         throw new Error(`herdless: a contention client stopped (${d.reason}), which the model never allows`);
-      previous[client] = d.backoffMs;
       queue.push(time + hop() + d.delayMs, client, READ_ARRIVES);
     }
   }

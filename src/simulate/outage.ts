@@ -1,6 +1,6 @@
-import { decide } from '../decide';
 import { createPolicy } from '../policy';
 import { EventQueue } from './queue';
+import { ClientRetries } from './retries';
 import { createRng } from './rng';
 import { OutageServer } from './server';
 import { resolveStrategy, STRATEGIES, type Strategy } from './strategies';
@@ -119,9 +119,8 @@ function runOutage(
   const rng = createRng(s.seed);
   const policy = createPolicy({ ...backoff, maxAttempts: s.maxAttempts, timeoutMs: s.timeoutMs, random: rng.next });
   const n = s.clients;
-  const attempt = new Uint32Array(n);
+  const retries = new ClientRetries(n, policy);
   const firstSend = new Float64Array(n);
-  const previous = new Float64Array(n).fill(Number.NaN);
   const latencies = new Float64Array(n);
   const server = new OutageServer(s.outageMs, s.capacity, s.capacityWindowMs);
   const queue = new EventQueue();
@@ -130,7 +129,6 @@ function runOutage(
   for (let c = 0; c < n; c++) {
     const at = rng.next() * s.startWindowMs;
     firstSend[c] = at;
-    attempt[c] = 1;
     queue.push(at + hop(), c, ARRIVE);
   }
 
@@ -146,20 +144,11 @@ function runOutage(
       latencies[succeeded++] = time - (firstSend[client] as number);
       lastFinishMs = Math.max(lastFinishMs, time);
     } else {
-      const prev = previous[client] as number;
-      const d = decide(
-        policy,
-        attempt[client] as number,
-        time - (firstSend[client] as number),
-        undefined,
-        Number.isNaN(prev) ? undefined : prev,
-      );
+      const d = retries.failed(client, time - (firstSend[client] as number));
       if (!d.retry) {
         gaveUp++;
         lastFinishMs = Math.max(lastFinishMs, time);
       } else {
-        previous[client] = d.backoffMs;
-        attempt[client] = (attempt[client] as number) + 1;
         queue.push(time + d.delayMs + hop(), client, ARRIVE);
       }
     }
