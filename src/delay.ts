@@ -74,7 +74,9 @@ export function delayFor(backoff: Backoff, attempt: number, previousDelayMs: num
   const { jitter, baseMs, capMs } = backoff;
   if (jitter === 'decorrelated') {
     const previous = previousDelayMs ?? baseMs;
-    return Math.min(capMs, baseMs + draw(backoff.random) * Math.max(0, 3 * previous - baseMs));
+    // 3 * previous overflows to Infinity past 6e307, and 0 * Infinity is NaN: clamp the span to the largest double.
+    const span = Math.min(Math.max(0, 3 * previous - baseMs), Number.MAX_VALUE);
+    return Math.min(capMs, baseMs + draw(backoff.random) * span);
   }
   // baseMs 0 stays 0 (0 * Infinity would be NaN); factor ** (attempt - 1) may overflow to Infinity, which min() caps.
   const ceiling = baseMs === 0 ? 0 : Math.min(capMs, baseMs * backoff.factor ** (attempt - 1));

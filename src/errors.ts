@@ -10,7 +10,7 @@ export type StopReason = 'attempts' | 'timeout' | 'retry-after';
 export interface RetryErrorInit {
   /** Why retrying stopped. */
   readonly reason: StopReason;
-  /** Every failed attempt's error, in order; the last is the `cause`. Must not be empty. */
+  /** The failed attempts' errors, in order; the last is the `cause`. Must not be empty. */
   readonly errors: readonly unknown[];
   /** How many attempts were made (a retried result counts as an attempt but has no error). */
   readonly attempts: number;
@@ -20,15 +20,62 @@ export interface RetryErrorInit {
   readonly detail?: string | undefined;
 }
 
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+import { safeString } from './validate';
+
+/** An error's own words: its `message` when it has a string one (an Error, or a plain `{ message }`), else its text. */
+function messageOf(error: unknown): string {
+  try {
+    const message = (error as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // a throwing `message` getter or a revoked Proxy: fall back to the tag
+  }
+  return safeString(error);
+}
+
+/** How many failures a RetryError keeps from the start of a call, and how many from its end. */
+export const KEPT_ERRORS = 10;
+
+/**
+ * The failures of one call, in bounded memory: the first {@link KEPT_ERRORS} and the last {@link KEPT_ERRORS}, so
+ * a call retried a million times (zero delays, `maxAttempts: Infinity`) holds 20 errors, not a million.
+ */
+export class ErrorLog {
+  readonly #first: unknown[] = [];
+  readonly #last: unknown[] = [];
+  #next = 0;
+  #count = 0;
+
+  push(error: unknown): void {
+    this.#count++;
+    if (this.#first.length < KEPT_ERRORS) this.#first.push(error);
+    else {
+      this.#last[this.#next] = error;
+      this.#next = (this.#next + 1) % KEPT_ERRORS;
+    }
+  }
+
+  /** How many failures were pushed, kept or not. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** The kept failures in the order they happened. */
+  toArray(): unknown[] {
+    return [...this.#first, ...this.#last.slice(this.#next), ...this.#last.slice(0, this.#next)];
+  }
+}
+
+/** The brand that makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless. */
+const BRAND = /* @__PURE__ */ Symbol.for('herdless.RetryError');
 
 /**
  * The rejection of `retry()` when it gives up on transient failures. A non-transient error is rethrown as it
  * is, and the caller's abort rejects with `signal.reason`: neither is wrapped in a RetryError.
  *
  * `retry()`'s default classifier treats a RetryError as permanent, so nested `retry()` calls do not multiply
- * each other's attempts.
+ * each other's attempts. `instanceof RetryError` holds for a RetryError from either build of herdless (ESM or CJS,
+ * when both are loaded in one process: the dual-package hazard), through a shared `Symbol.for` brand.
  *
  * @example
  * ```ts
@@ -45,9 +92,12 @@ export class RetryError extends Error {
   override readonly name = 'RetryError';
   /** Why retrying stopped: `'attempts'`, `'timeout'` or `'retry-after'`. */
   readonly reason: StopReason;
-  /** Every failed attempt's error, in order (frozen). */
+  /**
+   * The failed attempts' errors, in order (frozen): all of them when there were at most 20, else the first 10 and
+   * the last 10, so memory stays bounded whatever the number of attempts. `attempts` still counts every attempt.
+   */
   readonly errors: readonly unknown[];
-  /** How many attempts were made. */
+  /** How many attempts were made, every one counted. */
   readonly attempts: number;
   /** Milliseconds from the call to `retry()` until it gave up. */
   readonly elapsedMs: number;
@@ -66,5 +116,21 @@ export class RetryError extends Error {
     this.errors = Object.freeze([...errors]);
     this.attempts = attempts;
     this.elapsedMs = elapsedMs;
+  }
+
+  /** The brand, on the prototype (not an own property: it stays out of spreads and comparisons). */
+  get [BRAND](): true {
+    return true;
+  }
+
+  /** True for a RetryError of this build or of the other one (ESM or CJS); subclasses check as usual. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
+    if (this !== RetryError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    try {
+      return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+    } catch {
+      return false; // a revoked Proxy or a throwing getter is not a RetryError
+    }
   }
 }

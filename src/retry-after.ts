@@ -103,6 +103,14 @@ function header(headers: Headers, name: string): unknown {
  * ```
  */
 export function readRetryAfter(source: unknown, nowMs: number = Date.now()): number | undefined {
+  try {
+    return readHeaders(source, nowMs);
+  } catch {
+    return undefined; // a throwing getter, a throwing headers.get(), a revoked Proxy: no hint, not a failure
+  }
+}
+
+function readHeaders(source: unknown, nowMs: number): number | undefined {
   if (typeof source !== 'object' || source === null) return undefined;
   const { headers, response } = source as { headers?: unknown; response?: { headers?: unknown } };
   const found = headers ?? (typeof response === 'object' && response !== null ? response.headers : undefined);

@@ -1,8 +1,9 @@
-import { decide } from './decide';
-import { RetryError, type StopReason } from './errors';
+import { type Decision, decide } from './decide';
+import { ErrorLog, RetryError, type StopReason } from './errors';
 import { type RetryContext, type RetryOptions, toPolicy } from './policy';
 import { readRetryAfter } from './retry-after';
-import { ABORTED, guard, NO_WORK, TIMED_OUT } from './wait';
+import { fail, isOwnError } from './validate';
+import { ABORTED, guard, TIMED_OUT, Watch } from './wait';
 
 /** The monotonic clock, looked up at call time so that a fake clock installed after import controls it. */
 const now = () => performance.now();
@@ -26,8 +27,9 @@ class Attempt implements RetryContext {
     return this.#controller.signal;
   }
 
-  /** Aborts the attempt's signal, now if it was read, else as soon as it is. */
+  /** Aborts the attempt's signal, now if it was read, else as soon as it is; the first reason stays. */
   static stop(context: Attempt, reason: unknown): void {
+    if (context.#stopped) return;
     context.#stopped = true;
     context.#reason = reason;
     context.#controller?.abort(reason);
@@ -45,9 +47,19 @@ class Attempt implements RetryContext {
  *   `'retry-after'`. Giving up on retried results instead resolves with the last result.
  * - Bad options: rejects with a TypeError or RangeError naming the option, without calling `fn`.
  *
+ * The deadline and the caller's abort bound the whole call, callbacks included: an `isTransient`,
+ * `shouldRetryResult` or `onRetry` whose promise is still pending when the deadline passes makes `retry()` give up
+ * with `'timeout'` then (or resolve with a retried result), and an abort rejects at once. An abort that happens at
+ * any moment before `retry()` settles wins over every other outcome.
+ *
  * Nothing is left behind: every timer is cleared and every listener removed when the call settles, and an abandoned
  * attempt that rejects later is ignored. Nothing is allocated for what a call does not use: no timer without a
- * timeout, no AbortController unless `fn` reads `signal`, no `setTimeout` for a delay of 0.
+ * timeout, no AbortController unless `fn` reads `signal`, no `setTimeout` for a delay of 0. A caller's signal shared
+ * by any number of concurrent calls holds one listener of herdless's, whatever their number.
+ *
+ * It never starves the event loop: consecutive retries with no delay (`baseMs: 0`) yield to timers and I/O with a
+ * `setTimeout(0)` after 4 ms of them (16 at least) or 1,000 of them, whichever comes first, so a deadline or an abort still lands. Memory
+ * per call is bounded whatever the number of attempts (see {@link RetryError.errors}).
  *
  * @param fn - The work, given a {@link RetryContext}; may return a value or a promise, or throw.
  * @param policy - Options (see {@link RetryOptions}) or a policy from {@link createPolicy}. Default: 3 attempts, full
@@ -70,85 +82,117 @@ export async function retry<T>(
   fn: (context: RetryContext) => T | PromiseLike<T>,
   policy?: RetryOptions<T>,
 ): Promise<T> {
+  if (typeof fn !== 'function') fail(TypeError, 'fn', 'a function', fn);
   const p = toPolicy(policy);
   const { signal, timeoutMs, attemptTimeoutMs } = p;
   if (signal?.aborted) throw signal.reason;
   const start = now();
-  const guarded = signal !== undefined || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
-  const errors: unknown[] = [];
+  const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
+  const guarded = watch !== undefined || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
+  let errors: ErrorLog | undefined;
   let previousBackoffMs: number | undefined;
   let retryAfterMs: number | undefined;
   let last: unknown;
   let lastFailed = false;
   let reason: StopReason;
   let attempt = 1;
+  let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
+  let spinsFromMs = 0;
 
-  for (; ; attempt++) {
-    const startedMs = attempt === 1 ? 0 : now() - start;
-    if (startedMs >= timeoutMs) {
-      attempt--; // a late timer: the deadline passed before this attempt could start
-      reason = 'timeout';
-      break;
-    }
-    const context = new Attempt(attempt, startedMs);
-    let outcome: unknown;
-    let failed = false;
-    try {
-      const work = fn(context);
-      outcome = await (guarded ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), signal, work) : work);
-    } catch (error) {
-      failed = true;
-      outcome = error;
-    }
-    if (outcome === ABORTED) {
-      Attempt.stop(context, signal?.reason);
-      throw signal?.reason;
-    }
-    // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
-    const timedOut = outcome === TIMED_OUT;
-    const byDeadline = timedOut && timeoutMs - startedMs <= attemptTimeoutMs;
-    if (timedOut) {
-      outcome = new DOMException(
-        byDeadline
-          ? `herdless: deadline (timeoutMs ${timeoutMs}) passed`
-          : `herdless: attemptTimeoutMs ${attemptTimeoutMs} passed`,
-        'TimeoutError',
-      );
-      Attempt.stop(context, outcome);
-      failed = true;
-    } else if (failed) {
-      if (!(await p.isTransient(outcome, attempt))) throw outcome;
-    } else if (!p.shouldRetryResult || !(await p.shouldRetryResult(outcome as T, attempt))) {
-      return outcome as T;
-    }
-    last = outcome;
-    lastFailed = failed;
-    if (failed) errors.push(outcome);
-    if (signal?.aborted) throw signal.reason; // aborted while isTransient or shouldRetryResult ran
-    if (byDeadline) {
-      reason = 'timeout';
-      break;
-    }
-
-    const elapsedMs = now() - start;
-    retryAfterMs = timedOut ? undefined : readRetryAfter(outcome, Date.now());
-    const decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
-    if (!decision.retry) {
-      reason = decision.reason;
-      break;
-    }
-    const { delayMs } = decision;
-    previousBackoffMs = decision.backoffMs;
-    if (p.onRetry) {
-      const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
-      await p.onRetry(Object.freeze({ attempt, error, value, delayMs, elapsedMs }));
-      if (signal?.aborted) throw signal.reason;
-      if (now() - start + delayMs >= timeoutMs) {
-        reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
+  try {
+    for (; ; attempt++) {
+      const startedMs = attempt === 1 ? 0 : now() - start;
+      if (startedMs >= timeoutMs) {
+        attempt--; // a late timer: the deadline passed before this attempt could start
+        reason = 'timeout';
         break;
       }
+      const context = new Attempt(attempt, startedMs);
+      if (watch !== undefined) watch.current = context;
+      let outcome: unknown;
+      let failed = false;
+      try {
+        outcome = await (guarded
+          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, () => fn(context))
+          : fn(context));
+      } catch (error) {
+        failed = true;
+        outcome = error;
+      }
+      if (outcome === ABORTED) throw (signal as AbortSignal).reason;
+      // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
+      const timedOut = outcome === TIMED_OUT;
+      let byDeadline = timedOut && timeoutMs - startedMs <= attemptTimeoutMs;
+      if (timedOut) {
+        outcome = new DOMException(
+          byDeadline
+            ? `herdless: deadline (timeoutMs ${timeoutMs}) passed`
+            : `herdless: attemptTimeoutMs ${attemptTimeoutMs} passed`,
+          'TimeoutError',
+        );
+        Attempt.stop(context, outcome);
+        failed = true;
+      } else {
+        let verdict: unknown = failed ? p.isTransient(outcome, attempt) : p.shouldRetryResult?.(outcome as T, attempt);
+        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs);
+        if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
+        if (!byDeadline && !verdict) {
+          if (failed) throw outcome;
+          return outcome as T;
+        }
+      }
+      last = outcome;
+      lastFailed = failed;
+      if (failed) {
+        errors ??= new ErrorLog();
+        errors.push(outcome);
+      }
+      if (byDeadline) {
+        reason = 'timeout';
+        break;
+      }
+
+      const elapsedMs = now() - start;
+      retryAfterMs = timedOut ? undefined : readRetryAfter(outcome, Date.now());
+      let decision: Decision;
+      try {
+        decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
+      } catch (error) {
+        // A broken `random` is found here, after a failure: keep that failure reachable as the cause.
+        if (isOwnError(error)) Object.defineProperty(error, 'cause', { value: outcome, configurable: true });
+        throw error;
+      }
+      if (!decision.retry) {
+        reason = decision.reason;
+        break;
+      }
+      const { delayMs } = decision;
+      previousBackoffMs = decision.backoffMs;
+      if (p.onRetry) {
+        const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
+        let done: unknown = p.onRetry(Object.freeze({ attempt, error, value, delayMs, elapsedMs }));
+        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs);
+        if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
+          reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
+          break;
+        }
+      }
+      let pause = delayMs;
+      if (pause === 0) {
+        // No sleep: yield to timers and I/O now and then, so that a deadline, an abort or the rest of the process
+        // still gets to run while a zero-delay policy retries at full speed.
+        if (spins++ === 0) spinsFromMs = elapsedMs;
+        else if (spins >= MAX_SPINS || (spins >= MIN_SPINS && elapsedMs - spinsFromMs >= MAX_SPIN_MS)) pause = -1;
+      } else spins = 0;
+      if (pause !== 0) {
+        if (pause < 0) spins = 0;
+        if ((await guard(Math.max(0, pause), watch, undefined)) === ABORTED) throw (signal as AbortSignal).reason;
+      }
     }
-    if (delayMs > 0 && (await guard(delayMs, signal, NO_WORK)) === ABORTED) throw signal?.reason;
+  } finally {
+    watch?.release();
   }
 
   if (!lastFailed) return last as T;
@@ -158,5 +202,34 @@ export async function retry<T>(
       : reason === 'timeout'
         ? `timeoutMs ${timeoutMs}`
         : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
-  throw new RetryError({ reason, errors, attempts: attempt, elapsedMs: now() - start, detail });
+  throw new RetryError({
+    reason,
+    errors: (errors as ErrorLog).toArray(),
+    attempts: attempt,
+    elapsedMs: now() - start,
+    detail,
+  });
+}
+
+/** Consecutive retries with no sleep after which `retry()` yields to the event loop (`setTimeout(0)`)... */
+const MAX_SPINS = 1_000;
+/**
+ * ...or after this many ms of them, once there were at least {@link MIN_SPINS} (so that a zero delay between
+ * attempts that each waited on a timer of their own, an attempt timeout say, does not add a needless yield).
+ */
+const MAX_SPIN_MS = 4;
+const MIN_SPINS = 16;
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+
+/** A callback's promise, awaited within the call's deadline and its caller's abort. */
+function bounded<R>(
+  result: PromiseLike<R>,
+  watch: Watch | undefined,
+  start: number,
+  timeoutMs: number,
+): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
+  if (watch === undefined && timeoutMs === Infinity) return result;
+  return guard(timeoutMs - (now() - start), watch, () => result);
 }

@@ -1,11 +1,36 @@
 /** Shared checks for options: one wording for every message, `herdless: <name> must be <rule>, got <value>`. */
 
-/** Renders a bad value for an error message: strings quoted, everything else as `String()` would. */
-const show = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : String(value));
+/**
+ * `String(value)`, or a tag such as `[object Object]` when that throws (a null-prototype object, a throwing
+ * `toString` or `Symbol.toPrimitive`, a revoked Proxy). Never throws: describing a hostile value must not lose the
+ * error being described.
+ */
+export function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return `[${typeof value}]`;
+    }
+  }
+}
+
+/** Renders a bad value for an error message: strings quoted, everything else as `String()` would. Never throws. */
+const show = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : safeString(value));
+
+/** The errors this module made: the retry loop may attach the failure it was handling as their `cause`. */
+const own = /* @__PURE__ */ new WeakSet<object>();
+
+/** Whether `error` is a fresh option error made here (so it is ours to annotate). */
+export const isOwnError = (error: unknown): error is Error => typeof error === 'object' && own.has(error as object);
 
 /** Throws `Kind` (TypeError for a wrong type, RangeError for a wrong value) naming the option and the rule. */
 export function fail(Kind: ErrorConstructor, name: string, rule: string, value: unknown): never {
-  throw new Kind(`herdless: ${name} must be ${rule}, got ${show(value)}`);
+  const error = new Kind(`herdless: ${name} must be ${rule}, got ${show(value)}`);
+  own.add(error);
+  throw error;
 }
 
 /**

@@ -1,34 +1,109 @@
 /** What {@link guard} resolves with when its time ran out. */
 export const TIMED_OUT: unique symbol = /* @__PURE__ */ Symbol('herdless.timedOut');
-/** What {@link guard} resolves with when the signal aborted. */
+/** What {@link guard} resolves with when the caller's signal aborted. */
 export const ABORTED: unique symbol = /* @__PURE__ */ Symbol('herdless.aborted');
-/** Passed as `work` for a plain sleep. */
-export const NO_WORK: unique symbol = /* @__PURE__ */ Symbol('herdless.noWork');
 
 /** The longest delay `setTimeout` takes (about 24.8 days); a longer one fires at once in Node, so it is chained. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+type Listener = () => void;
+
+/** Per signal: herdless's one listener on it, and the calls it fans out to. */
+interface Fanout {
+  readonly listeners: Set<Listener>;
+  readonly fire: () => void;
+}
+
 /**
- * Waits for `work` for at most `ms`, or until `signal` aborts, whichever comes first; then clears its timer and
- * removes its listener. Resolves with the work's value, {@link TIMED_OUT} or {@link ABORTED}; rejects only with the
- * work's own error. Work that settles after the race is lost quietly (no unhandled rejection).
+ * The one registry of herdless's listeners on callers' signals: at most one `abort` listener on a signal, whatever
+ * the number of calls sharing it, removed when the last of them lets go. Node's EventTarget pays for each add and
+ * remove in proportion to the listeners already there, so 10,000 calls sharing a server's shutdown signal would
+ * otherwise cost O(n) each, and warn past 10. Here a call costs a Set insertion and deletion: O(1).
+ */
+const registry = /* @__PURE__ */ new WeakMap<AbortSignal, Fanout>();
+
+/**
+ * Calls `listener` once when `signal` aborts, until the returned function is called. The listener runs
+ * synchronously inside `abort()`, so whatever it does (aborting an attempt's own signal) is done before any code
+ * that called `abort()` goes on. Does not check `signal.aborted`: the caller does, before subscribing.
+ */
+export function onAbort(signal: AbortSignal, listener: Listener): () => void {
+  let fanout = registry.get(signal);
+  if (fanout === undefined) {
+    const listeners = new Set<Listener>();
+    const fire = () => {
+      release(signal, fanout as Fanout);
+      for (const l of listeners) l();
+    };
+    fanout = { listeners, fire };
+    registry.set(signal, fanout);
+    signal.addEventListener('abort', fire);
+  }
+  const { listeners } = fanout;
+  listeners.add(listener);
+  const held = fanout;
+  return () => {
+    if (listeners.delete(listener) && listeners.size === 0) release(signal, held);
+  };
+}
+
+function release(signal: AbortSignal, fanout: Fanout): void {
+  if (registry.get(signal) !== fanout) return;
+  registry.delete(signal);
+  signal.removeEventListener('abort', fanout.fire);
+}
+
+/**
+ * One `retry()` call's link to its caller's signal: subscribed once through the registry, whatever the number of
+ * attempts and sleeps. On abort it sets `aborted`, stops the `current` attempt with `stop` (synchronously, inside
+ * `abort()`), then wakes the pending {@link guard}, in that order.
+ */
+export class Watch<C = unknown> {
+  aborted = false;
+  /** The attempt running now, or the last one. */
+  current: C | undefined;
+  /** Wakes the pending guard, if any, with {@link ABORTED}; set by {@link guard}. */
+  wake: (() => void) | undefined;
+  readonly release: () => void;
+
+  constructor(
+    readonly signal: AbortSignal,
+    stop: (current: C, reason: unknown) => void,
+  ) {
+    this.release = onAbort(signal, () => {
+      this.aborted = true;
+      if (this.current !== undefined) stop(this.current, signal.reason);
+      this.wake?.();
+    });
+  }
+}
+
+/**
+ * Runs `work` (or, with `work` undefined, nothing: a cancellable sleep) for at most `ms`, or until `watch`'s signal
+ * aborts, whichever comes first; then clears its timer. The timer is armed before `work` is called, so the
+ * synchronous part of `work` counts against `ms`. Resolves with the work's value, {@link TIMED_OUT} or
+ * {@link ABORTED}; rejects only with the work's own error (a synchronous throw included). Work that settles after
+ * the race is lost quietly (no unhandled rejection).
  *
- * With `work` = {@link NO_WORK} it is a cancellable sleep. With `ms` = Infinity no timer is set. Every wait goes
- * through the global `setTimeout`/`clearTimeout`, looked up at call time, so a fake clock controls it.
+ * With `ms` = Infinity no timer is set. Every wait goes through the global `setTimeout`/`clearTimeout`, looked up
+ * at call time, so a fake clock controls it.
  */
 export function guard<T>(
   ms: number,
-  signal: AbortSignal | undefined,
-  work: T | PromiseLike<T> | typeof NO_WORK,
+  watch: Watch | undefined,
+  work: (() => T | PromiseLike<T>) | undefined,
 ): Promise<T | typeof TIMED_OUT | typeof ABORTED> {
   return new Promise((resolve, reject) => {
+    if (watch?.aborted) return resolve(ABORTED);
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
     const finish = (settle: (value: never) => void, value: unknown) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      if (watch !== undefined) watch.wake = undefined;
       settle(value as never);
     };
-    const onAbort = () => finish(resolve, ABORTED);
     const arm = (left: number) => {
       timer = setTimeout(
         () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : finish(resolve, TIMED_OUT)),
@@ -36,15 +111,16 @@ export function guard<T>(
       );
     };
     if (ms < Infinity) arm(ms);
-    if (signal) {
-      signal.addEventListener('abort', onAbort);
-      if (signal.aborted) onAbort();
-    }
-    if (work !== NO_WORK) {
-      Promise.resolve(work).then(
-        (value) => finish(resolve, value),
-        (error: unknown) => finish(reject, error),
-      );
+    if (watch !== undefined) watch.wake = () => finish(resolve, ABORTED);
+    if (work !== undefined) {
+      try {
+        Promise.resolve(work()).then(
+          (value) => finish(resolve, value),
+          (error: unknown) => finish(reject, error),
+        );
+      } catch (error) {
+        finish(reject, error);
+      }
     }
   });
 }
