@@ -45,18 +45,32 @@ const JITTERS: readonly string[] = ['none', 'full', 'equal', 'decorrelated'];
 /** `Math.random`, looked up at call time so that a stub installed later is honoured. */
 const mathRandom = () => Math.random();
 
-/** Validates backoff options and fills in the defaults. Throws TypeError or RangeError naming the bad option. */
-export function normalizeBackoff(options: BackoffOptions = {}): Backoff {
+/**
+ * Validates backoff options and fills in the defaults, onto `into` (a fresh object by default; the retry policy
+ * passes itself, so a per-call policy allocates nothing more). Throws TypeError or RangeError naming the bad option.
+ */
+export function normalizeBackoff<B extends { -readonly [K in keyof Backoff]: Backoff[K] }>(
+  options: BackoffOptions = {},
+  into: B = {} as B,
+): B {
   if (options === null || typeof options !== 'object') fail(TypeError, 'the policy', 'an object', options);
   const jitter = or<unknown>(options.jitter, 'full');
   if (!JITTERS.includes(jitter as string)) {
     fail(typeof jitter === 'string' ? RangeError : TypeError, 'jitter', `one of '${JITTERS.join("', '")}'`, jitter);
   }
   const baseMs = finite('baseMs', or(options.baseMs, 100), 0);
-  const capMs = finite('capMs', or(options.capMs, 10_000), baseMs, `a finite number >= baseMs (${baseMs})`);
-  const factor = finite('factor', or(options.factor, 2), 1);
-  const random = or(optionalFn('random', options.random), mathRandom);
-  return { jitter: jitter as Jitter, baseMs, capMs, factor, random };
+  const cap = or(options.capMs, 10_000);
+  // The rule names baseMs's value, so its text is built only when it is needed.
+  const capMs =
+    typeof cap === 'number' && cap >= baseMs && cap < Infinity
+      ? cap
+      : finite('capMs', cap, baseMs, `a finite number >= baseMs (${baseMs})`);
+  into.jitter = jitter as Jitter;
+  into.baseMs = baseMs;
+  into.capMs = capMs;
+  into.factor = finite('factor', or(options.factor, 2), 1);
+  into.random = or(optionalFn('random', options.random), mathRandom);
+  return into;
 }
 
 /** Draws from `random` and checks the draw, so that a broken generator is a clear error, not a NaN delay. */

@@ -636,7 +636,13 @@ describe('retry: Retry-After', () => {
 
 describe('retry: options', () => {
   it.each([
-    [{ maxAttemps: 5 }, TypeError, /unknown option 'maxAttemps' \(known: jitter, baseMs, .*maxAttempts/],
+    [{ maxAttemps: 5 }, TypeError, /unknown option 'maxAttemps'; did you mean maxAttempts\? \(known: jitter, baseMs, .*maxAttempts/],
+    [{ retries: 5 }, TypeError, /unknown option 'retries'; did you mean maxAttempts \(retries \+ 1\)\?/],
+    [{ onFailedAttempt: () => {} }, TypeError, /unknown option 'onFailedAttempt'; did you mean onRetry\?/],
+    [{ minTimeout: 5 }, TypeError, /unknown option 'minTimeout'; did you mean baseMs\?/],
+    [{ forever: true }, TypeError, /did you mean maxAttempts: Infinity with a finite timeoutMs\?/],
+    [{ BASEMS: 5 }, TypeError, /unknown option 'BASEMS'; did you mean baseMs\?/],
+    [{ zzzzzz: 5 }, TypeError, /unknown option 'zzzzzz' \(known: /],
     [{ toString: 1 }, TypeError, /unknown option 'toString'/],
     [{ maxAttempts: 0 }, RangeError, /maxAttempts must be an integer >= 1, or Infinity with a finite timeoutMs, got 0/],
     [{ maxAttempts: 2.5 }, RangeError, /maxAttempts .* got 2.5/],
