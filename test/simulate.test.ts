@@ -177,6 +177,38 @@ describe('charts', () => {
     expect(text).toContain('^ outage ends');
   });
 
+  it.each(['a', 'full', 'decorrelated', 'a-strategy-with-a-long-name'])(
+    "the terminal chart puts '^' in the column where the outage ends, whatever the name column (%s)",
+    (name) => {
+      // 140 windows of 100 ms; an outage of 4 s ends in window 40
+      const text = terminalChart([{ name, load: Array.from({ length: 140 }, () => 50) }], {
+        windowMs: 100,
+        capacity: 100,
+        outageMs: 4_000,
+      });
+      const lines = text.split('\n');
+      const row = lines.find((l) => l.startsWith(`${name} `) && l.includes('|')) as string;
+      const columns = row.length - row.indexOf('|') - 2;
+      const span = Math.ceil(140 / columns);
+      const marker = lines.find((l) => l.includes('outage ends')) as string;
+      expect(marker.indexOf('^') - (row.indexOf('|') + 1)).toBe(Math.floor(40 / span));
+      for (const line of lines) expect([...line].length).toBeLessThanOrEqual(80);
+    },
+  );
+
+  it('the outage marker label moves left of the ^ when the outage ends near the right edge of 80 columns', () => {
+    const name = 'x'.repeat(20);
+    const text = terminalChart([{ name, load: Array.from({ length: 56 }, () => 50) }], {
+      windowMs: 100,
+      capacity: 100,
+      outageMs: 5_400,
+    });
+    const marker = text.split('\n').find((l) => l.includes('outage ends')) as string;
+    expect(marker).toMatch(/outage ends \^$/);
+    expect(marker.indexOf('^')).toBe(`${name} |`.length + 54);
+    expect(marker.length).toBeLessThanOrEqual(80);
+  });
+
   it('the SVG is self-contained, labelled, marks capacity and clips a burst above the post-outage scale', () => {
     const svg = svgChart([...series, { name: 'burst', load: [9_000, 0, 0, 0] }], { ...options, title: 'a <b> & c' });
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
