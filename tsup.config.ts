@@ -1,14 +1,22 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  // The core entry, the simulator subpath (never part of the core bundle) and the command line.
-  entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts', cli: 'src/cli.ts' },
-  format: ['esm', 'cjs'],
-  target: 'es2022',
-  dts: {
+const shared = { target: 'es2022', treeshake: true } as const;
+
+export default defineConfig([
+  {
+    ...shared,
+    // The core entry and the simulator subpath (never part of the core bundle), for ESM and CJS consumers.
     entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts' },
-    compilerOptions: { ignoreDeprecations: '6.0' },
+    format: ['esm', 'cjs'],
+    dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
+    // The two builds run at once: this one cleans dist/ but for the command line, which the other one writes.
+    clean: ['!cli.js'],
   },
-  clean: true,
-  treeshake: true,
-});
+  {
+    ...shared,
+    // The command line, run only through package.json's `bin` (an ESM file): no CJS copy, no types.
+    entry: { cli: 'src/cli.ts' },
+    format: ['esm'],
+    clean: false,
+  },
+]);

@@ -261,3 +261,25 @@ describe('the built command, as a process', () => {
     expect(err).toMatch(/^herdless: cannot write \/no\/such\/dir\/x\.svg: ENOENT[^\n]*\n$/);
   });
 });
+
+describe('the package ships the command once', () => {
+  it('builds the command line as ESM only (package.json bin runs dist/cli.js; a CJS copy would ship unused)', async () => {
+    const { default: configs } = await import('../tsup.config');
+    const list = (Array.isArray(configs) ? configs : [configs]) as {
+      entry: Record<string, string>;
+      format: string[];
+    }[];
+    const withCli = list.filter((c) => Object.values(c.entry).includes('src/cli.ts'));
+    expect(withCli).toHaveLength(1);
+    expect(withCli[0]?.format).toEqual(['esm']);
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(pkg.bin).toEqual({ herdless: './dist/cli.js' });
+  });
+
+  it('names its repository, home page and issue tracker', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/herdless/herdless.git' });
+    expect(pkg.homepage).toBe('https://github.com/herdless/herdless#readme');
+    expect(pkg.bugs).toEqual({ url: 'https://github.com/herdless/herdless/issues' });
+  });
+});
