@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPolicy } from '../src/index';
+import { computeDelay, createPolicy } from '../src/index';
+import { postBackoff } from '../src/simulate/contention';
 import {
   type ContentionPoint,
   OutageServer,
@@ -73,6 +74,47 @@ describe('the outage simulator', () => {
     const seen: string[] = [];
     simulateOutage({ clients: 10, strategies: ['full', 'equal'], onProgress: (d, t) => seen.push(`${d}/${t}`) });
     expect(seen).toEqual(['1/2', '2/2']);
+  });
+});
+
+describe('the contention simulator maps the AWS post exactly', () => {
+  it("gives exponential strategies the post's ceilings, base * 2 ** attempt, and decorrelated the post's base", () => {
+    // the post's simulator numbers its first retry 1, so its first ceiling is 2 * base
+    for (let attempt = 1; attempt <= 12; attempt++) {
+      expect(computeDelay(attempt, postBackoff({ jitter: 'none' }, 5, 2_000))).toBe(Math.min(2_000, 5 * 2 ** attempt));
+      expect(computeDelay(attempt, postBackoff({ jitter: 'none', factor: 3 }, 5, 2_000))).toBe(
+        Math.min(2_000, 5 * 3 ** attempt),
+      );
+    }
+    expect(postBackoff({ jitter: 'full' }, 5, 2_000)).toEqual({ jitter: 'full', baseMs: 10, capMs: 2_000 });
+    expect(postBackoff({ jitter: 'equal' }, 5, 2_000)).toEqual({ jitter: 'equal', baseMs: 10, capMs: 2_000 });
+    // decorrelated starts from base and ignores the attempt, in both
+    expect(postBackoff({ jitter: 'decorrelated' }, 5, 2_000)).toEqual({
+      jitter: 'decorrelated',
+      baseMs: 5,
+      capMs: 2_000,
+    });
+    // a strategy with its own base keeps it
+    expect(postBackoff(STRATEGIES.fixed, 5, 2_000)).toBe(STRATEGIES.fixed);
+  });
+
+  it('matches the post at 100 clients, 100 runs: within 2% of its calls and 7% of its time', () => {
+    // Calls for full and equal jitter as the post reports them (796, 812); every figure here is also the post's own
+    // simulator (aws-samples/aws-arch-backoff-simulator) re-run at 1,000 runs a point: calls, then time in ms.
+    const post = {
+      immediate: [2_422, 2_029],
+      none: [1_856, 63_461],
+      full: [796, 4_909],
+      equal: [812, 6_644],
+      decorrelated: [1_002, 4_561],
+    } as const;
+    const { results } = simulateContention({ clients: [100] });
+    expect(results).toHaveLength(5);
+    for (const r of results) {
+      const [calls, timeMs] = post[r.strategy as keyof typeof post];
+      expect(Math.abs(r.calls - calls) / calls, `${r.strategy} calls`).toBeLessThan(0.02);
+      expect(Math.abs(r.timeMs - timeMs) / timeMs, `${r.strategy} time`).toBeLessThan(0.07);
+    }
   });
 });
 
