@@ -283,3 +283,27 @@ describe('the package ships the command once', () => {
     expect(pkg.bugs).toEqual({ url: 'https://github.com/herdless/herdless/issues' });
   });
 });
+
+describe('the figures in docs/ and the README are what the code prints', () => {
+  const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+  const readme = read('README.md');
+
+  it('docs/outage.txt and docs/outage.svg are `herdless simulate` (--svg), and the README pastes the text', () => {
+    const { code, out, files } = run('simulate', '--svg', 'docs/outage.svg');
+    expect(code).toBe(0);
+    expect(out).toBe(`${read('docs/outage.txt')}\nwrote docs/outage.svg\n`);
+    expect(files.get('docs/outage.svg')).toBe(read('docs/outage.svg'));
+    expect(readme).toContain(`# in a clone: npm run simulate\n${read('docs/outage.txt')}\`\`\``);
+  });
+
+  it('docs/contention.txt is `herdless simulate --scenario contention`, and the README pastes it', () => {
+    const doc = read('docs/contention.txt');
+    expect(readme).toContain(`-- --scenario contention\n${doc}\`\`\``);
+    // A point depends only on its own N and the seed: check two rows of each table against a run of those two.
+    const { out } = run('simulate', '--scenario', 'contention', '--clients', '10,100');
+    const rows = (text: string) => text.split('\n').filter((l) => /^(?:10|100) /.test(l));
+    expect(rows(out)).toHaveLength(4);
+    expect(rows(doc)).toEqual(rows(out));
+    expect(doc.split('\n')[0]).toBe(out.split('\n')[0]);
+  });
+});
