@@ -251,6 +251,19 @@ describe('charts', () => {
     expect(marker.length).toBeLessThanOrEqual(80);
   });
 
+  it('the outage marker is a bare ^ when its label fits on neither side', () => {
+    const name = 'y'.repeat(60); // 17 columns of bars; the label fits neither right of column 6 nor left of it
+    const text = terminalChart([{ name, load: Array.from({ length: 17 }, () => 50) }], {
+      windowMs: 100,
+      capacity: 100,
+      outageMs: 600,
+    });
+    const lines = text.split('\n');
+    const marker = lines[lines.length - 2] as string;
+    expect(marker.trim()).toBe('^');
+    expect(marker.indexOf('^')).toBe(`${name} |`.length + 6);
+  });
+
   it('the SVG is self-contained, labelled, marks capacity and clips a burst above the post-outage scale', () => {
     const svg = svgChart([...series, { name: 'burst', load: [9_000, 0, 0, 0] }], { ...options, title: 'a <b> & c' });
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
