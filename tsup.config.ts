@@ -1,22 +1,22 @@
 import { defineConfig } from 'tsup';
 
-const shared = { target: 'es2022', treeshake: true } as const;
-
-export default defineConfig([
-  {
-    ...shared,
-    // The core entry and the simulator subpath (never part of the core bundle), for ESM and CJS consumers.
+export default defineConfig({
+  // The core entry, the simulator subpath (never part of the core bundle) and the command line.
+  entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts', cli: 'src/cli.ts' },
+  format: ['esm', 'cjs'],
+  // The command line runs only through package.json's `bin`, an ESM file that shares its chunks with simulate.js:
+  // the CJS build leaves it out (a dist/cli.cjs would ship unused).
+  esbuildOptions(options, { format }) {
+    if (format === 'cjs') {
+      const { cli: _, ...library } = options.entryPoints as Record<string, string>;
+      options.entryPoints = library;
+    }
+  },
+  target: 'es2022',
+  dts: {
     entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
-    // The two builds run at once: this one cleans dist/ but for the command line, which the other one writes.
-    clean: ['!cli.js'],
+    compilerOptions: { ignoreDeprecations: '6.0' },
   },
-  {
-    ...shared,
-    // The command line, run only through package.json's `bin` (an ESM file): no CJS copy, no types.
-    entry: { cli: 'src/cli.ts' },
-    format: ['esm'],
-    clean: false,
-  },
-]);
+  clean: true,
+  treeshake: true,
+});

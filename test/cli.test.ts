@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, packageVersion, parseCapacity, parseDuration, USAGE } from '../src/cli';
@@ -214,20 +213,13 @@ describe('herdless simulate', () => {
   });
 });
 
-describe('the built command, as a process', () => {
-  // The command bundled as tsup.config.ts bundles it (ESM), one directory below a package.json of its own.
+describe('the built package, and its command as a process', () => {
+  // The package built by tsup.config.ts into a directory of its own, below a package.json of its own.
   let dir = '';
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'herdless-cli-'));
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', version: '7.8.9-test' }));
-    await build({
-      entry: { cli: fileURLToPath(new URL('../src/cli.ts', import.meta.url)) },
-      format: ['esm'],
-      outDir: join(dir, 'dist'),
-      target: 'es2022',
-      config: false,
-      silent: true,
-    });
+    await build({ outDir: join(dir, 'dist'), dts: false, silent: true });
   }, 30_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -242,6 +234,16 @@ describe('the built command, as a process', () => {
       child.stderr.on('data', (d) => (err += d));
       child.on('close', (code) => resolve({ code, out, err }));
     });
+
+  it('builds the command line as ESM only: package.json bin runs dist/cli.js, a CJS copy would ship unused', () => {
+    const files = readdirSync(join(dir, 'dist'));
+    expect(files).toContain('cli.js');
+    expect(files).toContain('index.cjs');
+    expect(files).toContain('simulate.cjs');
+    expect(files.filter((f) => f.startsWith('cli.'))).toEqual(['cli.js']);
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(pkg.bin).toEqual({ herdless: './dist/cli.js' });
+  });
 
   it('reads its version from the package.json above it', async () => {
     expect(await spawnCli(['--version'])).toEqual({ code: 0, out: '7.8.9-test\n', err: '' });
@@ -262,20 +264,7 @@ describe('the built command, as a process', () => {
   });
 });
 
-describe('the package ships the command once', () => {
-  it('builds the command line as ESM only (package.json bin runs dist/cli.js; a CJS copy would ship unused)', async () => {
-    const { default: configs } = await import('../tsup.config');
-    const list = (Array.isArray(configs) ? configs : [configs]) as {
-      entry: Record<string, string>;
-      format: string[];
-    }[];
-    const withCli = list.filter((c) => Object.values(c.entry).includes('src/cli.ts'));
-    expect(withCli).toHaveLength(1);
-    expect(withCli[0]?.format).toEqual(['esm']);
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    expect(pkg.bin).toEqual({ herdless: './dist/cli.js' });
-  });
-
+describe('package.json', () => {
   it('names its repository, home page and issue tracker', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/herdless/herdless.git' });
