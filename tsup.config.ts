@@ -4,6 +4,14 @@ export default defineConfig({
   // The core entry, the simulator subpath (never part of the core bundle) and the command line.
   entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
+  // The command line runs only through package.json's `bin`, an ESM file that shares its chunks with simulate.js:
+  // the CJS build leaves it out (a dist/cli.cjs would ship unused).
+  esbuildOptions(options, { format }) {
+    if (format === 'cjs') {
+      const { cli: _, ...library } = options.entryPoints as Record<string, string>;
+      options.entryPoints = library;
+    }
+  },
   target: 'es2022',
   dts: {
     entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts' },

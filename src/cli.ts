@@ -3,10 +3,11 @@
  * The `herdless` command: `herdless simulate [flags]` runs the fleet simulator and prints its figures and a load chart.
  * Node only (it is not part of the library's core entry).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   contentionTable,
+  formatMs,
   outageTable,
   simulateContention,
   simulateOutage,
@@ -16,26 +17,58 @@ import {
 import { STRATEGIES, type Strategy } from './simulate/strategies';
 
 export const USAGE = `Usage: herdless simulate [flags]
+       herdless --version | --help
 
 Simulates many clients retrying against one server, on virtual time, and compares retry strategies.
+Durations take a unit: ms or s (250ms, 4s, 1.5s).
 
 Flags:
   --scenario outage|contention  outage (default): clients fail together through an outage, then meet a capacity
                                 contention: the optimistic-concurrency model of AWS's "Exponential Backoff And Jitter"
   --clients N                   outage: clients (default 1000); contention: a list, e.g. 10,50,100 (default 10..100)
-  --outage 4s                   how long the server fails everything (default 4s; ms or s)
-  --capacity 100/100ms          requests served per window after the outage (default 100/100ms)
-  --max-attempts N              each client's maxAttempts (default 10)
-  --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')} (default: all)
-  --runs N                      contention: runs averaged per point (default 100)
+  --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')} (default: all):
+                                immediate retries at once; fixed waits 500 ms between attempts; none is exponential
+                                backoff without jitter (outage: 100 ms doubling to 10 s); full, equal and decorrelated
+                                are herdless's jitters (outage: the defaults, base 100 ms, cap 10 s)
   --seed N                      the same seed gives the same output (default 1)
   --json                        print the result as JSON
-  --svg FILE                    write the load chart as a self-contained SVG (outage)
+
+Outage only:
+  --outage 4s                   how long the server fails everything (default 4s)
+  --capacity 100/100ms          requests served per window after the outage (default 100/100ms)
+  --max-attempts N              each client's maxAttempts (default 10)
+  --timeout 30s                 each client's deadline, its timeoutMs (default: none)
+  --svg FILE                    write the load chart as a self-contained SVG
+
+Contention only (the post's base 5 ms and cap 2 s):
+  --runs N                      runs averaged per point (default 100)
+
   -h, --help                    show this help
+  -v, --version                 print the version
+
+Exit codes: 0 done, 1 the SVG could not be written, 2 a bad command line.
 `;
+
+/** The scenario each scenario-specific flag belongs to; any other flag applies to both. */
+const SCENARIO_OF_FLAG = {
+  outage: 'outage',
+  capacity: 'outage',
+  'max-attempts': 'outage',
+  timeout: 'outage',
+  svg: 'outage',
+  runs: 'contention',
+} as const;
+
+/** The version in the package.json one directory up: the same from `dist/cli.js` and from `src/cli.ts`. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 /** A bad command line: its message is printed on one line, and the command exits with code 2. */
 class UsageError extends Error {}
+
+/** An output the command could not write: its message is printed on one line, and the command exits with code 1. */
+class OutputError extends Error {}
 
 /** Where the command writes; a test passes its own. */
 export interface Io {
@@ -56,10 +89,13 @@ const positiveInteger = (flag: string, text: string | undefined, fallback: numbe
   return Number(text);
 };
 
-/** A duration such as 4s, 250ms or 1.5s (a bare number is milliseconds). */
+/** A duration such as 4s, 250ms or 1.5s. The unit is required: a bare `4` could mean either. */
 export function parseDuration(flag: string, text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text);
-  if (!m) throw new UsageError(`--${flag} must be a duration like 4s or 250ms, got '${text}'`);
+  const m = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(text);
+  if (!m) {
+    const hint = /^\d+(?:\.\d+)?$/.test(text) ? ` (a unit is required: ${text}ms or ${text}s)` : '';
+    throw new UsageError(`--${flag} must be a duration like 4s or 250ms, got '${text}'${hint}`);
+  }
   return Number(m[1]) * (m[2] === 's' ? 1_000 : 1);
 }
 
@@ -88,16 +124,29 @@ function joinNegativeValues(args: readonly string[]): string[] {
   return out;
 }
 
-/** Runs the command; returns the exit code (0, or 2 for a bad command line). */
+/** Runs the command; returns the exit code: 0, 1 when the SVG could not be written, 2 for a bad command line. */
 export function main(args: readonly string[], io: Io): number {
   try {
     return run(args, io);
   } catch (error) {
+    if (error instanceof OutputError) {
+      io.err(`herdless: ${error.message}\n`);
+      return 1;
+    }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.err(`herdless: ${(error as Error).message.split('\n')[0]} (see herdless --help)\n`);
       return 2;
     }
     throw error;
+  }
+}
+
+/** Writes a file, or throws an {@link OutputError} that says which and why on one line. */
+function writeOutput(io: Io, path: string, text: string): void {
+  try {
+    io.writeFile(path, text);
+  } catch (error) {
+    throw new OutputError(`cannot write ${path}: ${String((error as Error)?.message ?? error).split('\n')[0]}`);
   }
 }
 
@@ -117,10 +166,16 @@ function run(args: readonly string[], io: Io): number {
       seed: { type: 'string' },
       json: { type: 'boolean' },
       svg: { type: 'string' },
+      timeout: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
     },
   });
-  if (values.help) {
+  if (values.version) {
+    io.out(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (values.help || args.length === 0) {
     io.out(USAGE);
     return 0;
   }
@@ -132,6 +187,11 @@ function run(args: readonly string[], io: Io): number {
   const scenario = values.scenario ?? 'outage';
   if (scenario !== 'outage' && scenario !== 'contention') {
     throw new UsageError(`--scenario must be outage or contention, got '${scenario}'`);
+  }
+  for (const [flag, only] of Object.entries(SCENARIO_OF_FLAG)) {
+    if (values[flag as keyof typeof SCENARIO_OF_FLAG] !== undefined && only !== scenario) {
+      throw new UsageError(`--${flag} is for the ${only} scenario only, not ${scenario}`);
+    }
   }
   const strategies = values.strategies?.split(',').map((s) => s.trim());
   for (const s of strategies ?? []) {
@@ -154,7 +214,6 @@ function run(args: readonly string[], io: Io): number {
   };
 
   if (scenario === 'contention') {
-    if (values.svg !== undefined) throw new UsageError('--svg draws the outage scenario only');
     const clients = values.clients?.split(',').map((c) => positiveInteger('clients', c, 0));
     const runs = positiveInteger('runs', values.runs, 100);
     const result = simulateContention({
@@ -167,7 +226,9 @@ function run(args: readonly string[], io: Io): number {
     endProgress();
     if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
     else {
-      io.out(`herdless simulate: contention (OCC), base 5 ms, cap 2 s, ${runs} runs a point, seed ${seed}\n`);
+      io.out(
+        `herdless simulate: contention (OCC), the post's base 5 ms and cap 2 s, ${runs} runs a point, seed ${seed}\n`,
+      );
       io.out('\n');
       io.out(`${contentionTable(result)}\n`);
     }
@@ -179,12 +240,15 @@ function run(args: readonly string[], io: Io): number {
   const { capacity, windowMs } =
     values.capacity === undefined ? { capacity: 100, windowMs: 100 } : parseCapacity(values.capacity);
   const maxAttempts = positiveInteger('max-attempts', values['max-attempts'], 10);
+  const timeoutMs = values.timeout === undefined ? Infinity : parseDuration('timeout', values.timeout);
+  if (timeoutMs <= 0) throw new UsageError(`--timeout must be longer than 0, got '${values.timeout}'`);
   const result = simulateOutage({
     clients,
     outageMs,
     capacity,
     capacityWindowMs: windowMs,
     maxAttempts,
+    timeoutMs,
     seed,
     ...(strategies ? { strategies: strategies as Strategy[] } : {}),
     onProgress: progress,
@@ -193,7 +257,8 @@ function run(args: readonly string[], io: Io): number {
   const series = result.results.map((r) => ({ name: r.strategy, load: r.load }));
   const chart = { windowMs, capacity, outageMs };
   if (values.svg !== undefined) {
-    io.writeFile(
+    writeOutput(
+      io,
       values.svg,
       svgChart(series, {
         ...chart,
@@ -207,7 +272,7 @@ function run(args: readonly string[], io: Io): number {
   }
   io.out(
     `outage: ${clients} clients fail for ${outageMs / 1_000} s, then the server serves ${capacity} per ${windowMs} ms\n` +
-      `each client: max ${maxAttempts} attempts; seed ${seed}\n\n`,
+      `each client: max ${maxAttempts} attempts${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
   );
   io.out(`${outageTable(result.results, capacity)}\n\n${terminalChart(series, chart)}\n`);
   if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);
@@ -218,6 +283,13 @@ function run(args: readonly string[], io: Io): number {
 const invokedDirectly =
   process.argv[1] !== undefined && /(?:^|[\\/])(?:cli\.(?:ts|js|cjs)|herdless)$/.test(process.argv[1]);
 if (invokedDirectly) {
+  // A reader that went away (`herdless simulate | head -3`) is not an error: stop quietly, as other tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit();
+    });
+  }
   process.exitCode = main(process.argv.slice(2), {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),

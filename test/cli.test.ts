@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { main, parseCapacity, parseDuration, USAGE } from '../src/cli';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'tsup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main, packageVersion, parseCapacity, parseDuration, USAGE } from '../src/cli';
 
 function run(...args: string[]) {
   const out: string[] = [];
@@ -83,9 +88,51 @@ describe('herdless simulate', () => {
     expect(json.results).toHaveLength(5);
   });
 
-  it('prints help', () => {
+  it('prints help, also when run with nothing', () => {
     expect(run('--help')).toMatchObject({ code: 0, out: USAGE });
+    expect(run()).toMatchObject({ code: 0, out: USAGE, err: '' });
     expect(run('simulate', '-h').out).toContain('--scenario outage|contention');
+  });
+
+  it('says in the help what each strategy is, and that durations need a unit', () => {
+    expect(USAGE).toMatch(/fixed waits 500 ms between attempts/);
+    expect(USAGE).toMatch(/none is exponential\s+backoff without jitter/);
+    expect(USAGE).toMatch(/Durations take a unit: ms or s/);
+    expect(USAGE).toMatch(/--timeout 30s\s+each client's deadline/);
+  });
+
+  it('prints the version from package.json with --version and -v', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(run('--version')).toMatchObject({ code: 0, out: `${version}\n`, err: '' });
+    expect(run('-v')).toMatchObject({ code: 0, out: `${version}\n`, err: '' });
+    expect(packageVersion()).toBe(version);
+  });
+
+  it('gives each client a deadline with --timeout', () => {
+    const { code, out } = run('simulate', '--clients', '100', '--strategies', 'fixed', '--timeout', '1s');
+    expect(code).toBe(0);
+    expect(out).toContain('each client: max 10 attempts, deadline 1.0 s; seed 1');
+    const json = JSON.parse(run('simulate', '--clients', '100', '--timeout', '1.5s', '--json').out);
+    expect(json.settings.timeoutMs).toBe(1_500);
+    const fixed = json.results.find((r: { strategy: string }) => r.strategy === 'fixed');
+    expect(fixed.gaveUp).toBe(100); // the 4 s outage outlasts every deadline
+    expect(fixed.lastFinishMs).toBeLessThan(1_700);
+  });
+
+  it('an SVG it cannot write is one line on stderr and exit code 1, not a stack', () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = main(['simulate', '--clients', '20', '--svg', '/no/such/dir/x.svg'], {
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+      errIsTTY: false,
+      writeFile: (path, text) => writeFileSync(path, text),
+    });
+    expect(code).toBe(1);
+    expect(err.join('')).toBe(
+      "herdless: cannot write /no/such/dir/x.svg: ENOENT: no such file or directory, open '/no/such/dir/x.svg'\n",
+    );
   });
 
   it.each([
@@ -100,11 +147,29 @@ describe('herdless simulate', () => {
       "--strategies takes immediate, fixed, none, full, equal, decorrelated; got 'wild'",
     ],
     [['simulate', '--scenario', 'storm'], "--scenario must be outage or contention, got 'storm'"],
-    [['simulate', '--scenario', 'contention', '--svg', 'x.svg'], '--svg draws the outage scenario only'],
+    [
+      ['simulate', '--scenario', 'contention', '--svg', 'x.svg'],
+      '--svg is for the outage scenario only, not contention',
+    ],
+    [['simulate', '--runs', '5'], '--runs is for the contention scenario only, not outage'],
+    [
+      ['simulate', '--scenario', 'contention', '--max-attempts', '3'],
+      '--max-attempts is for the outage scenario only, not contention',
+    ],
+    [['simulate', '--scenario', 'contention', '--timeout', '1s'], '--timeout is for the outage scenario only'],
+    [['simulate', '--scenario', 'contention', '--outage', '1s'], '--outage is for the outage scenario only'],
+    [['simulate', '--scenario', 'contention', '--capacity', '5/1s'], '--capacity is for the outage scenario only'],
+    [
+      ['simulate', '--outage', '4'],
+      "--outage must be a duration like 4s or 250ms, got '4' (a unit is required: 4ms or 4s)",
+    ],
+    [['simulate', '--capacity', '100/100'], "--capacity must be a duration like 4s or 250ms, got '100'"],
+    [['simulate', '--timeout', '30'], "--timeout must be a duration like 4s or 250ms, got '30' (a unit is required"],
+    [['simulate', '--timeout', '0s'], "--timeout must be longer than 0, got '0s'"],
     [['simulate', '--bogus'], "Unknown option '--bogus'"],
     [['simulate', 'extra'], "unknown command 'simulate extra'"],
     [['simulate', '--seed', '1.5'], "--seed must be a positive integer, got '1.5'"],
-    [[], 'missing command: simulate'],
+    [['--json'], 'missing command: simulate'],
   ])('%j is one clear line on stderr and exit code 2', (args, message) => {
     const { code, out, err } = run(...args);
     expect(code).toBe(2);
@@ -117,7 +182,8 @@ describe('herdless simulate', () => {
   it('parses durations and capacities', () => {
     expect(parseDuration('outage', '250ms')).toBe(250);
     expect(parseDuration('outage', '4s')).toBe(4_000);
-    expect(parseDuration('outage', '900')).toBe(900);
+    expect(parseDuration('outage', '1.5s')).toBe(1_500);
+    expect(() => parseDuration('outage', '900')).toThrow("got '900' (a unit is required: 900ms or 900s)");
     expect(parseCapacity('100')).toEqual({ capacity: 100, windowMs: 100 });
     expect(parseCapacity('20/1s')).toEqual({ capacity: 20, windowMs: 1_000 });
     expect(() => parseCapacity('1/2/3')).toThrow(/--capacity must be like/);
@@ -144,5 +210,89 @@ describe('herdless simulate', () => {
     ]);
     expect(runWith(true, [0, 100, 200, 300])).toEqual([]); // fast: no line
     expect(runWith(false, [0, 1_500, 2_500, 3_500])).toEqual([]); // not a terminal: no line
+  });
+});
+
+describe('the built package, and its command as a process', () => {
+  // The package built by tsup.config.ts into a directory of its own, below a package.json of its own.
+  let dir = '';
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'herdless-cli-'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', version: '7.8.9-test' }));
+    await build({ outDir: join(dir, 'dist'), dts: false, silent: true });
+  }, 30_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Runs the command; `closeOut` closes its stdout at once, as `| head` does once it has read enough. */
+  const spawnCli = (args: string[], closeOut = false) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(dir, 'dist', 'cli.js'), ...args]);
+      let out = '';
+      let err = '';
+      if (closeOut) child.stdout.destroy();
+      else child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.on('close', (code) => resolve({ code, out, err }));
+    });
+
+  it('builds the command line as ESM only: package.json bin runs dist/cli.js, a CJS copy would ship unused', () => {
+    const files = readdirSync(join(dir, 'dist'));
+    expect(files).toContain('cli.js');
+    expect(files).toContain('index.cjs');
+    expect(files).toContain('simulate.cjs');
+    expect(files.filter((f) => f.startsWith('cli.'))).toEqual(['cli.js']);
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(pkg.bin).toEqual({ herdless: './dist/cli.js' });
+  });
+
+  it('reads its version from the package.json above it', async () => {
+    expect(await spawnCli(['--version'])).toEqual({ code: 0, out: '7.8.9-test\n', err: '' });
+    expect(await spawnCli(['-v'])).toEqual({ code: 0, out: '7.8.9-test\n', err: '' });
+  });
+
+  it('stops quietly when its reader goes away (herdless simulate | head -3)', async () => {
+    const { code, err } = await spawnCli(['simulate', '--clients', '50'], true);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it('an SVG it cannot write is one line and exit code 1', async () => {
+    const { code, out, err } = await spawnCli(['simulate', '--clients', '20', '--svg', '/no/such/dir/x.svg']);
+    expect(code).toBe(1);
+    expect(out).toBe('');
+    expect(err).toMatch(/^herdless: cannot write \/no\/such\/dir\/x\.svg: ENOENT[^\n]*\n$/);
+  });
+});
+
+describe('package.json', () => {
+  it('names its repository, home page and issue tracker', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/herdless/herdless.git' });
+    expect(pkg.homepage).toBe('https://github.com/herdless/herdless#readme');
+    expect(pkg.bugs).toEqual({ url: 'https://github.com/herdless/herdless/issues' });
+  });
+});
+
+describe('the figures in docs/ and the README are what the code prints', () => {
+  const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+  const readme = read('README.md');
+
+  it('docs/outage.txt and docs/outage.svg are `herdless simulate` (--svg), and the README pastes the text', () => {
+    const { code, out, files } = run('simulate', '--svg', 'docs/outage.svg');
+    expect(code).toBe(0);
+    expect(out).toBe(`${read('docs/outage.txt')}\nwrote docs/outage.svg\n`);
+    expect(files.get('docs/outage.svg')).toBe(read('docs/outage.svg'));
+    expect(readme).toContain(`# in a clone: npm run simulate\n${read('docs/outage.txt')}\`\`\``);
+  });
+
+  it('docs/contention.txt is `herdless simulate --scenario contention`, and the README pastes it', () => {
+    const doc = read('docs/contention.txt');
+    expect(readme).toContain(`-- --scenario contention\n${doc}\`\`\``);
+    // A point depends only on its own N and the seed: check two rows of each table against a run of those two.
+    const { out } = run('simulate', '--scenario', 'contention', '--clients', '10,100');
+    const rows = (text: string) => text.split('\n').filter((l) => /^(?:10|100) /.test(l));
+    expect(rows(out)).toHaveLength(4);
+    expect(rows(doc)).toEqual(rows(out));
+    expect(doc.split('\n')[0]).toBe(out.split('\n')[0]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPolicy } from '../src/index';
+import { computeDelay, createPolicy } from '../src/index';
+import { postBackoff } from '../src/simulate/contention';
 import {
   type ContentionPoint,
   OutageServer,
@@ -73,6 +74,47 @@ describe('the outage simulator', () => {
     const seen: string[] = [];
     simulateOutage({ clients: 10, strategies: ['full', 'equal'], onProgress: (d, t) => seen.push(`${d}/${t}`) });
     expect(seen).toEqual(['1/2', '2/2']);
+  });
+});
+
+describe('the contention simulator maps the AWS post exactly', () => {
+  it("gives exponential strategies the post's ceilings, base * 2 ** attempt, and decorrelated the post's base", () => {
+    // the post's simulator numbers its first retry 1, so its first ceiling is 2 * base
+    for (let attempt = 1; attempt <= 12; attempt++) {
+      expect(computeDelay(attempt, postBackoff({ jitter: 'none' }, 5, 2_000))).toBe(Math.min(2_000, 5 * 2 ** attempt));
+      expect(computeDelay(attempt, postBackoff({ jitter: 'none', factor: 3 }, 5, 2_000))).toBe(
+        Math.min(2_000, 5 * 3 ** attempt),
+      );
+    }
+    expect(postBackoff({ jitter: 'full' }, 5, 2_000)).toEqual({ jitter: 'full', baseMs: 10, capMs: 2_000 });
+    expect(postBackoff({ jitter: 'equal' }, 5, 2_000)).toEqual({ jitter: 'equal', baseMs: 10, capMs: 2_000 });
+    // decorrelated starts from base and ignores the attempt, in both
+    expect(postBackoff({ jitter: 'decorrelated' }, 5, 2_000)).toEqual({
+      jitter: 'decorrelated',
+      baseMs: 5,
+      capMs: 2_000,
+    });
+    // a strategy with its own base keeps it
+    expect(postBackoff(STRATEGIES.fixed, 5, 2_000)).toBe(STRATEGIES.fixed);
+  });
+
+  it('matches the post at 100 clients, 100 runs: within 2% of its calls and 7% of its time', () => {
+    // Calls for full and equal jitter as the post reports them (796, 812); every figure here is also the post's own
+    // simulator (aws-samples/aws-arch-backoff-simulator) re-run at 1,000 runs a point: calls, then time in ms.
+    const post = {
+      immediate: [2_422, 2_029],
+      none: [1_856, 63_461],
+      full: [796, 4_909],
+      equal: [812, 6_644],
+      decorrelated: [1_002, 4_561],
+    } as const;
+    const { results } = simulateContention({ clients: [100] });
+    expect(results).toHaveLength(5);
+    for (const r of results) {
+      const [calls, timeMs] = post[r.strategy as keyof typeof post];
+      expect(Math.abs(r.calls - calls) / calls, `${r.strategy} calls`).toBeLessThan(0.02);
+      expect(Math.abs(r.timeMs - timeMs) / timeMs, `${r.strategy} time`).toBeLessThan(0.07);
+    }
   });
 });
 
@@ -175,6 +217,51 @@ describe('charts', () => {
     expect(text).toContain('fixed |');
     expect(text).toMatch(/!/);
     expect(text).toContain('^ outage ends');
+  });
+
+  it.each(['a', 'full', 'decorrelated', 'a-strategy-with-a-long-name'])(
+    "the terminal chart puts '^' in the column where the outage ends, whatever the name column (%s)",
+    (name) => {
+      // 140 windows of 100 ms; an outage of 4 s ends in window 40
+      const text = terminalChart([{ name, load: Array.from({ length: 140 }, () => 50) }], {
+        windowMs: 100,
+        capacity: 100,
+        outageMs: 4_000,
+      });
+      const lines = text.split('\n');
+      const row = lines.find((l) => l.startsWith(`${name} `) && l.includes('|')) as string;
+      const columns = row.length - row.indexOf('|') - 2;
+      const span = Math.ceil(140 / columns);
+      const marker = lines.find((l) => l.includes('outage ends')) as string;
+      expect(marker.indexOf('^') - (row.indexOf('|') + 1)).toBe(Math.floor(40 / span));
+      for (const line of lines) expect([...line].length).toBeLessThanOrEqual(80);
+    },
+  );
+
+  it('the outage marker label moves left of the ^ when the outage ends near the right edge of 80 columns', () => {
+    const name = 'x'.repeat(20);
+    const text = terminalChart([{ name, load: Array.from({ length: 56 }, () => 50) }], {
+      windowMs: 100,
+      capacity: 100,
+      outageMs: 5_400,
+    });
+    const marker = text.split('\n').find((l) => l.includes('outage ends')) as string;
+    expect(marker).toMatch(/outage ends \^$/);
+    expect(marker.indexOf('^')).toBe(`${name} |`.length + 54);
+    expect(marker.length).toBeLessThanOrEqual(80);
+  });
+
+  it('the outage marker is a bare ^ when its label fits on neither side', () => {
+    const name = 'y'.repeat(60); // 17 columns of bars; the label fits neither right of column 6 nor left of it
+    const text = terminalChart([{ name, load: Array.from({ length: 17 }, () => 50) }], {
+      windowMs: 100,
+      capacity: 100,
+      outageMs: 600,
+    });
+    const lines = text.split('\n');
+    const marker = lines[lines.length - 2] as string;
+    expect(marker.trim()).toBe('^');
+    expect(marker.indexOf('^')).toBe(`${name} |`.length + 6);
   });
 
   it('the SVG is self-contained, labelled, marks capacity and clips a burst above the post-outage scale', () => {

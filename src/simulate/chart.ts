@@ -50,14 +50,24 @@ export function terminalChart(series: readonly LoadSeries[], options: ChartOptio
     lines.push(`${s.name.padEnd(label)} |${bars}${cut}`);
     if (over.trim()) lines.push(`${''.padEnd(label)}  ${over.trimEnd()}`);
   }
-  const axis = [...' '.repeat(columns)];
   if (options.outageMs !== undefined && options.outageMs > 0) {
-    axis[Math.min(columns - 1, Math.floor(options.outageMs / options.windowMs / span))] = '^';
+    const column = Math.min(columns - 1, Math.floor(options.outageMs / options.windowMs / span));
+    lines.push(`${''.padEnd(label)}  ${outageMarker(column, 78 - label)}`);
   }
   const end = formatMs(columns * span * options.windowMs);
-  lines.push(`${'^ outage ends'.padStart(label)}  ${axis.join('').trimEnd()}`);
   lines.push(`${''.padEnd(label)}  0 s${end.padStart(columns - 3)}`);
   return lines.join('\n');
+}
+
+/**
+ * The marker under the bars: a `^` in the column where the outage ends, its label to the right of it, or to the left
+ * when the line would pass `room` characters (the label never shifts the `^`).
+ */
+function outageMarker(column: number, room: number): string {
+  const text = 'outage ends';
+  if (column + 2 + text.length <= room) return `${' '.repeat(column)}^ ${text}`;
+  if (column >= text.length + 1) return `${' '.repeat(column - text.length - 1)}${text} ^`;
+  return `${' '.repeat(column)}^`;
 }
 
 /** Milliseconds as a short human figure: 850 ms, 4.2 s, 33 s. */

@@ -1,4 +1,4 @@
-import { createPolicy } from '../policy';
+import { createPolicy, type RetryOptions } from '../policy';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
@@ -13,7 +13,11 @@ export interface ContentionOptions {
   readonly clients?: readonly number[];
   /** Runs averaged per point. Default 100. */
   readonly runs?: number;
-  /** Backoff base, in ms, for the strategies that do not set their own. Default 5, as in the post. */
+  /**
+   * The post's backoff base, in ms, for the strategies that do not set their own. Default 5, as in the post. Mapped
+   * onto herdless's formula as the post's simulator uses it: exponential strategies get `baseMs = base * factor`
+   * (10 ms), so their first ceiling is the post's `base * 2 ** 1`; decorrelated jitter gets `base`.
+   */
   readonly baseMs?: number;
   /** Backoff cap, in ms, likewise. Default 2,000, as in the post. */
   readonly capMs?: number;
@@ -84,11 +88,9 @@ export function simulateContention(options: ContentionOptions = {}): ContentionR
     for (const { name, policy } of strategies) {
       let calls = 0;
       let time = 0;
+      const backoff = postBackoff(policy, settings.baseMs, settings.capMs);
       for (let run = 0; run < settings.runs; run++) {
         const rng = createRng(settings.seed * 7_919 + clients * 104_729 + run);
-        // The post's base and cap apply to the strategies that do not set their own (immediate and fixed do).
-        const backoff =
-          policy.baseMs === undefined ? { ...policy, baseMs: settings.baseMs, capMs: settings.capMs } : policy;
         const one = runContention(
           clients,
           settings,
@@ -103,6 +105,19 @@ export function simulateContention(options: ContentionOptions = {}): ContentionR
     options.onProgress?.(++done, settings.clients.length);
   }
   return { scenario: 'contention', settings, results };
+}
+
+/**
+ * The post's base and cap, for a strategy that does not set its own (immediate and fixed do), mapped exactly onto
+ * herdless's formula. The post's simulator numbers its first retry 1 and takes `base * 2 ** attempt` as the ceiling, so
+ * its first ceiling is already `2 * base`; herdless's attempt-1 ceiling is `baseMs`. An exponential strategy therefore
+ * gets `baseMs = base * factor` (10 ms for the post's 5), which makes every ceiling equal to the post's. Decorrelated
+ * jitter is the same formula in both (it starts from `base` and ignores the attempt number), so it keeps `base`.
+ */
+export function postBackoff(policy: RetryOptions, baseMs: number, capMs: number): RetryOptions {
+  if (policy.baseMs !== undefined) return policy;
+  const first = policy.jitter === 'decorrelated' ? baseMs : baseMs * (policy.factor ?? 2);
+  return { ...policy, baseMs: first, capMs };
 }
 
 function runContention(
