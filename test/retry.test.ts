@@ -636,7 +636,11 @@ describe('retry: Retry-After', () => {
 
 describe('retry: options', () => {
   it.each([
-    [{ maxAttemps: 5 }, TypeError, /unknown option 'maxAttemps'; did you mean maxAttempts\? \(known: jitter, baseMs, .*maxAttempts/],
+    [
+      { maxAttemps: 5 },
+      TypeError,
+      /unknown option 'maxAttemps'; did you mean maxAttempts\? \(known: jitter, baseMs, .*maxAttempts/,
+    ],
     [{ retries: 5 }, TypeError, /unknown option 'retries'; did you mean maxAttempts \(retries \+ 1\)\?/],
     [{ onFailedAttempt: () => {} }, TypeError, /unknown option 'onFailedAttempt'; did you mean onRetry\?/],
     [{ minTimeout: 5 }, TypeError, /unknown option 'minTimeout'; did you mean baseMs\?/],
