@@ -6,7 +6,7 @@
 
 const SLACK_MS = 2;
 /** How late a timer or a settled promise may be on a loaded machine before a check calls it not prompt. */
-const LATE_MS = 150;
+const LATE_MS = 250;
 
 const now = () => performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,6 +86,14 @@ async function okText(response) {
  */
 function checks(h, env) {
   return {
+    'the web globals the core uses are there': async () => {
+      const globals = { setTimeout, clearTimeout, AbortController, AbortSignal, DOMException, fetch, Headers };
+      for (const [name, value] of Object.entries(globals)) assert(typeof value === 'function', `${name} missing`);
+      assert(typeof performance?.now() === 'number', 'performance.now() missing');
+      const timeout = new DOMException('x', 'TimeoutError');
+      assert(timeout.name === 'TimeoutError' && timeout instanceof Error, 'DOMException is not an Error here');
+    },
+
     'retry then success': async () => {
       let calls = 0;
       const events = [];
@@ -155,14 +163,14 @@ function checks(h, env) {
           () => {
             throw new Error('blip');
           },
-          { maxAttempts: Infinity, timeoutMs: 60, jitter: 'none', baseMs: 25, capMs: 25 },
+          { maxAttempts: Infinity, timeoutMs: 100, jitter: 'none', baseMs: 40, capMs: 40 },
         ),
       );
       const took = now() - start;
       assert(error instanceof h.RetryError && error.reason === 'timeout', `not a 'timeout' RetryError: ${error}`);
-      assert(error.attempts >= 2, `${error.attempts} attempts in 60 ms with 25 ms sleeps`);
-      // Attempts at 0, 25, 50 ms; the next sleep would end at 75 > 60, so it gives up at ~50 ms, before the deadline.
-      assert(took < 60 + LATE_MS, `gave up after ${took} ms`);
+      assert(error.attempts >= 2, `${error.attempts} attempts in 100 ms with 40 ms sleeps`);
+      // Attempts at 0, 40, 80 ms; the next sleep would end at 120 > 100, so it gives up at ~80 ms, before the deadline.
+      assert(took < 100 + LATE_MS, `gave up after ${took} ms`);
     },
 
     "RetryError, reason 'retry-after'": async () => {
@@ -180,7 +188,8 @@ function checks(h, env) {
         `not a 'retry-after' RetryError: ${error}`,
       );
       assert(error.attempts === 1, `${error.attempts} attempts`);
-      assert(now() - start < LATE_MS, 'did not give up at once');
+      const took = now() - start;
+      assert(took < 1000, `gave up after ${took} ms, as if waiting for the server's 120 s`);
     },
 
     'abort mid-sleep: prompt, reason kept': async () => {
@@ -203,7 +212,7 @@ function checks(h, env) {
       const took = now() - abortedAt;
       assert(error === reason, `rejected with ${error}, not signal.reason`);
       assert(calls === 1, `${calls} calls`);
-      assert(took < 50, `settled ${took} ms after the abort`);
+      assert(took < LATE_MS, `settled ${took} ms after the abort, in a 5 s sleep`);
     },
 
     'abort mid-attempt: the attempt signal aborts with the same reason': async () => {
