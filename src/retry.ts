@@ -226,7 +226,7 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
 /** A callback's promise, awaited within the call's deadline and its caller's abort. */
 function bounded<R>(
   result: PromiseLike<R>,
-  watch: Watch | undefined,
+  watch: Watch<Attempt> | undefined,
   start: number,
   timeoutMs: number,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
