@@ -1,5 +1,6 @@
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, type Jitter, normalizeBackoff } from './delay';
+import { readRetryAfter } from './retry-after';
 import { fail, num, optionalFn, or, positive } from './validate';
 
 /** What `retry()` passes to each attempt. */
@@ -16,10 +17,32 @@ export interface RetryContext {
   readonly elapsedMs: number;
 }
 
+/** What `onFailure` receives after every failed attempt (frozen). */
+export interface FailureEvent {
+  /** The attempt that failed, 1-based. */
+  readonly attempt: number;
+  /**
+   * Its error (a `TimeoutError` DOMException for an attempt abandoned by its timeout or the deadline; for
+   * `throw permanent(err)`, `err` itself); `undefined` when a result was retried.
+   */
+  readonly error: unknown;
+  /** The result that `shouldRetryResult` rejected; else `undefined`. */
+  readonly value?: unknown;
+  /**
+   * `maxAttempts - attempt`: how many attempts the policy still allows (`Infinity` when `maxAttempts` is). 0 on the
+   * last attempt; the deadline, a permanent error or the server's wait may still stop sooner.
+   */
+  readonly attemptsLeft: number;
+  /** Milliseconds since `retry()` was called. */
+  readonly elapsedMs: number;
+}
+
 /** What `onRetry` receives before each sleep (frozen). */
 export interface RetryEvent {
   /** The attempt that failed. */
   readonly attempt: number;
+  /** `maxAttempts - attempt`: attempts still allowed after this one (`Infinity` when `maxAttempts` is). */
+  readonly attemptsLeft: number;
   /** Its error; `undefined` when the retry is for a result that `shouldRetryResult` rejected. */
   readonly error: unknown;
   /** The retried result, when the retry is for a result; else `undefined`. */
@@ -68,8 +91,33 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
    * makes `retry()` give up at once with reason `'retry-after'`.
    */
   readonly maxRetryAfterMs?: number | undefined;
-  /** Called before each sleep, and awaited. If it throws, `retry()` rejects with what it threw. Default: none. */
+  /**
+   * Called before each sleep, and awaited: only when a retry follows. Choose it for metrics on retries ("retrying
+   * in 420 ms") and status updates. If it throws, `retry()` rejects with what it threw. Default: none.
+   */
   readonly onRetry?: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
+  /**
+   * Called after every failed attempt, awaited, before `isTransient` is asked: the last one, a permanent one, an
+   * attempt timeout and a result that `shouldRetryResult` rejected included (not the caller's abort, which is not a
+   * failure). Choose it to log every failure (`attemptsLeft` tells the last one). If it throws, `retry()` rejects
+   * with what it threw. Bounded by the deadline and the caller's abort, like every callback. Default: none.
+   */
+  readonly onFailure?: ((event: FailureEvent) => void | PromiseLike<void>) | undefined;
+  /**
+   * How long the server asked to wait, in ms, read from a failed attempt's error or a retried result: a number >= 0
+   * (Infinity: "not within maxRetryAfterMs"), or `undefined` for no hint. Default: {@link readRetryAfter}
+   * (`Retry-After`, `retry-after-ms` and the other headers it knows). Plug in your own for an API that says it
+   * elsewhere (`X-Backoff-Seconds`, a field of a JSON error body); the jitter on top and `maxRetryAfterMs` apply as
+   * to the default.
+   */
+  readonly retryAfter?: ((errorOrValue: unknown) => number | undefined) | undefined;
+  /**
+   * `true`: herdless's timers (sleeps, attempt timeouts, the deadline) do not keep the process alive, where the
+   * runtime's timers have `unref` (Node, Bun, Deno; elsewhere it does nothing). Choose it for background retries
+   * that must not delay a graceful shutdown: a pending `retry()` may then never settle, because the process exits
+   * first. Default `false`.
+   */
+  readonly unref?: boolean | undefined;
 }
 
 /** A validated, frozen policy, every default filled in: what {@link createPolicy} returns. */
@@ -82,6 +130,9 @@ export interface RetryPolicy<T = unknown> extends Backoff {
   readonly shouldRetryResult: ((value: T, attempt: number) => boolean | PromiseLike<boolean>) | undefined;
   readonly maxRetryAfterMs: number;
   readonly onRetry: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
+  readonly onFailure: ((event: FailureEvent) => void | PromiseLike<void>) | undefined;
+  readonly retryAfter: (errorOrValue: unknown) => number | undefined;
+  readonly unref: boolean;
 }
 
 /** The options `retry()` knows: every other key is an error that names it. */
@@ -99,6 +150,9 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'shouldRetryResult',
   'maxRetryAfterMs',
   'onRetry',
+  'onFailure',
+  'retryAfter',
+  'unref',
 ]);
 
 /** What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel) write, and ours. */
@@ -106,7 +160,7 @@ const HINTS: Readonly<Record<string, string>> = {
   retries: 'maxAttempts (retries + 1)',
   numOfAttempts: 'maxAttempts',
   maxRetries: 'maxAttempts (maxRetries + 1)',
-  onFailedAttempt: 'onRetry',
+  onFailedAttempt: 'onFailure (after every failure; onRetry: before each retry)',
   minTimeout: 'baseMs',
   startingDelay: 'baseMs',
   initialDelay: 'baseMs',
@@ -173,6 +227,9 @@ class Policy<T> implements RetryPolicy<T> {
   declare readonly shouldRetryResult: RetryPolicy<T>['shouldRetryResult'];
   declare readonly maxRetryAfterMs: number;
   declare readonly onRetry: RetryPolicy<T>['onRetry'];
+  declare readonly onFailure: RetryPolicy<T>['onFailure'];
+  declare readonly retryAfter: RetryPolicy<T>['retryAfter'];
+  declare readonly unref: boolean;
 
   constructor(options: RetryOptions<T>) {
     normalizeBackoff(options, this);
@@ -193,6 +250,10 @@ class Policy<T> implements RetryPolicy<T> {
     this.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
     this.maxRetryAfterMs = positive('maxRetryAfterMs', or(options.maxRetryAfterMs, 60_000));
     this.onRetry = optionalFn('onRetry', options.onRetry);
+    this.onFailure = optionalFn('onFailure', options.onFailure);
+    this.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
+    const unref = or<unknown>(options.unref, false);
+    this.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
     for (const key of Object.keys(options)) if (!KNOWN.has(key)) unknownOption(key);
   }
 }

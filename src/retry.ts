@@ -1,7 +1,6 @@
 import { type Decision, decide } from './decide';
-import { ErrorLog, RetryError, type StopReason } from './errors';
+import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { type RetryContext, type RetryOptions, toPolicy } from './policy';
-import { readRetryAfter } from './retry-after';
 import { fail, isOwnError } from './validate';
 import { ABORTED, guard, TIMED_OUT, Watch } from './wait';
 
@@ -113,7 +112,7 @@ export async function retry<T>(
       let failed = false;
       try {
         outcome = await (guarded
-          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, () => fn(context))
+          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, () => fn(context), p.unref)
           : fn(context));
       } catch (error) {
         failed = true;
@@ -123,6 +122,7 @@ export async function retry<T>(
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
       const timedOut = outcome === TIMED_OUT;
       let byDeadline = timedOut && timeoutMs - startedMs <= attemptTimeoutMs;
+      let stopNow = false; // `throw permanent(error)`: reject with the error itself, after onFailure has seen it
       if (timedOut) {
         outcome = new DOMException(
           byDeadline
@@ -132,15 +132,33 @@ export async function retry<T>(
         );
         Attempt.stop(context, outcome);
         failed = true;
+      } else if (failed) {
+        const unwrapped = unwrapPermanent(outcome);
+        if (unwrapped !== NOT_PERMANENT) [outcome, stopNow] = [unwrapped, true];
       } else {
-        let verdict: unknown = failed ? p.isTransient(outcome, attempt) : p.shouldRetryResult?.(outcome as T, attempt);
-        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs);
+        let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
+        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
         if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
-        if (!byDeadline && !verdict) {
-          if (failed) throw outcome;
-          return outcome as T;
-        }
+        if (!byDeadline && !verdict) return outcome as T;
+      }
+      if (p.onFailure !== undefined && (failed || !byDeadline)) {
+        const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
+        const attemptsLeft = p.maxAttempts - attempt;
+        let done: unknown = p.onFailure(
+          Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
+        );
+        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
+        if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (done === TIMED_OUT) byDeadline = true;
+      }
+      if (stopNow) throw outcome;
+      if (failed && !timedOut && !byDeadline) {
+        let verdict: unknown = p.isTransient(outcome, attempt);
+        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
+        if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        byDeadline = verdict === TIMED_OUT;
+        if (!byDeadline && !verdict) throw outcome;
       }
       last = outcome;
       lastFailed = failed;
@@ -154,12 +172,12 @@ export async function retry<T>(
       }
 
       const elapsedMs = now() - start;
-      retryAfterMs = timedOut ? undefined : readRetryAfter(outcome, Date.now());
       let decision: Decision;
       try {
+        retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
         decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
       } catch (error) {
-        // A broken `random` is found here, after a failure: keep that failure reachable as the cause.
+        // A broken `random` or `retryAfter` is found here, after a failure: keep that failure reachable as the cause.
         if (isOwnError(error)) Object.defineProperty(error, 'cause', { value: outcome, configurable: true });
         throw error;
       }
@@ -171,8 +189,9 @@ export async function retry<T>(
       previousBackoffMs = decision.backoffMs;
       if (p.onRetry) {
         const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
-        let done: unknown = p.onRetry(Object.freeze({ attempt, error, value, delayMs, elapsedMs }));
-        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs);
+        const attemptsLeft = p.maxAttempts - attempt;
+        let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
+        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
         if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
@@ -188,7 +207,9 @@ export async function retry<T>(
       } else spins = 0;
       if (pause !== 0) {
         if (pause < 0) spins = 0;
-        if ((await guard(Math.max(0, pause), watch, undefined)) === ABORTED) throw (signal as AbortSignal).reason;
+        if ((await guard(Math.max(0, pause), watch, undefined, p.unref)) === ABORTED) {
+          throw (signal as AbortSignal).reason;
+        }
       }
     }
   } finally {
@@ -229,7 +250,14 @@ function bounded<R>(
   watch: Watch<Attempt> | undefined,
   start: number,
   timeoutMs: number,
+  unref: boolean,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
   if (watch === undefined && timeoutMs === Infinity) return result;
-  return guard(timeoutMs - (now() - start), watch, () => result);
+  return guard(timeoutMs - (now() - start), watch, () => result, unref);
+}
+
+/** A `retryAfter` reader's answer, checked: a number >= 0 (Infinity allowed) or undefined. */
+function hint(ms: unknown): number | undefined {
+  if (ms === undefined || (typeof ms === 'number' && ms >= 0)) return ms;
+  return fail(RangeError, 'retryAfter()', 'a number >= 0 or undefined', ms);
 }

@@ -93,12 +93,14 @@ export class Watch<C = unknown> {
  * the race is lost quietly (no unhandled rejection).
  *
  * With `ms` = Infinity no timer is set. Every wait goes through the global `setTimeout`/`clearTimeout`, looked up
- * at call time, so a fake clock controls it.
+ * at call time, so a fake clock controls it. With `unref`, the timer does not keep the process alive, where the
+ * runtime's timers have `unref` (Node, Bun, Deno); elsewhere that is a no-op.
  */
 export function guard<T>(
   ms: number,
   watch: Pick<Watch, 'aborted' | 'wake'> | undefined,
   work: (() => T | PromiseLike<T>) | undefined,
+  unref = false,
 ): Promise<T | typeof TIMED_OUT | typeof ABORTED> {
   return new Promise((resolve, reject) => {
     if (watch?.aborted) return resolve(ABORTED);
@@ -116,6 +118,7 @@ export function guard<T>(
         () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : finish(resolve, TIMED_OUT)),
         Math.min(left, MAX_TIMER_MS),
       );
+      if (unref) (timer as { unref?: () => unknown }).unref?.();
     };
     if (ms < Infinity) arm(ms);
     if (watch !== undefined) watch.wake = () => finish(resolve, ABORTED);

@@ -285,7 +285,10 @@ describe('the figures in docs/ and the README are what the code prints', () => {
     expect(readme).toContain(`# in a clone: npm run simulate\n${read('docs/outage.txt')}\`\`\``);
   });
 
-  it('docs/contention.txt is `herdless simulate --scenario contention`, and the README pastes it', () => {
+  // Heavy on CPU (a simulation of 10 and 100 clients, 100 runs each): a hang guard, not a speed check.
+  it('docs/contention.txt is `herdless simulate --scenario contention`, and the README pastes it', {
+    timeout: 60_000,
+  }, () => {
     const doc = read('docs/contention.txt');
     expect(readme).toContain(`-- --scenario contention\n${doc}\`\`\``);
     // A point depends only on its own N and the seed: check two rows of each table against a run of those two.

@@ -642,7 +642,11 @@ describe('retry: options', () => {
       /unknown option 'maxAttemps'; did you mean maxAttempts\? \(known: jitter, baseMs, .*maxAttempts/,
     ],
     [{ retries: 5 }, TypeError, /unknown option 'retries'; did you mean maxAttempts \(retries \+ 1\)\?/],
-    [{ onFailedAttempt: () => {} }, TypeError, /unknown option 'onFailedAttempt'; did you mean onRetry\?/],
+    [
+      { onFailedAttempt: () => {} },
+      TypeError,
+      /unknown option 'onFailedAttempt'; did you mean onFailure \(after every failure; onRetry: before each retry\)\?/,
+    ],
     [{ minTimeout: 5 }, TypeError, /unknown option 'minTimeout'; did you mean baseMs\?/],
     [{ forever: true }, TypeError, /did you mean maxAttempts: Infinity with a finite timeoutMs\?/],
     [{ BASEMS: 5 }, TypeError, /unknown option 'BASEMS'; did you mean baseMs\?/],
