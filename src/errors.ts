@@ -66,8 +66,12 @@ export class ErrorLog {
   }
 }
 
-/** The brand that makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless. */
-const BRAND = /* @__PURE__ */ Symbol.for('herdless.RetryError');
+/**
+ * The brand that makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless: a
+ * prototype getter with a namespaced string key, as global as a `Symbol.for` key, and unlike a computed key it lets
+ * bundlers drop the class when it is not imported.
+ */
+const BRAND = 'herdless.RetryError';
 
 /**
  * The rejection of `retry()` when it gives up on transient failures. A non-transient error is rethrown as it
@@ -119,7 +123,7 @@ export class RetryError extends Error {
   }
 
   /** The brand, on the prototype (not an own property: it stays out of spreads and comparisons). */
-  get [BRAND](): true {
+  get 'herdless.RetryError'(): true {
     return true;
   }
 
@@ -135,8 +139,8 @@ export class RetryError extends Error {
   }
 }
 
-/** The brand of {@link permanent}'s wrapper, shared by both builds (ESM and CJS) of herdless. */
-const PERMANENT = /* @__PURE__ */ Symbol.for('herdless.permanent');
+/** The brand of {@link permanent}'s wrapper, shared by both builds (ESM and CJS) of herdless (see BRAND). */
+const PERMANENT = 'herdless.permanent';
 
 /** What {@link permanent} returns: an Error (so that a stray one still has a stack and a message) holding `error`. */
 class PermanentError extends Error {
@@ -146,7 +150,7 @@ class PermanentError extends Error {
       cause: error,
     });
   }
-  get [PERMANENT](): true {
+  get 'herdless.permanent'(): true {
     return true;
   }
 }

@@ -159,21 +159,17 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
 const HINTS: Readonly<Record<string, string>> = {
   retries: 'maxAttempts (retries + 1)',
   numOfAttempts: 'maxAttempts',
-  maxRetries: 'maxAttempts (maxRetries + 1)',
-  onFailedAttempt: 'onFailure (after every failure; onRetry: before each retry)',
+  onFailedAttempt: 'onFailure or onRetry',
   minTimeout: 'baseMs',
   startingDelay: 'baseMs',
-  initialDelay: 'baseMs',
   maxTimeout: 'capMs',
   maxDelay: 'capMs',
   timeMultiple: 'factor',
   maxRetryTime: 'timeoutMs',
-  timeout: 'timeoutMs (the whole call) or attemptTimeoutMs (each attempt)',
-  randomize: "jitter (full jitter by default; 'equal' with baseMs = 2 x minTimeout is randomize's [1, 2) spread)",
-  forever: 'maxAttempts: Infinity with a finite timeoutMs',
+  randomize: 'jitter',
+  forever: 'maxAttempts: Infinity with a timeoutMs',
   retry: 'isTransient',
   shouldRetry: 'isTransient',
-  delayFirstAttempt: 'nothing: the first attempt is never delayed',
 };
 
 /** Levenshtein distance, for a typo's suggestion; the strings are option names, so it is small. */
@@ -259,7 +255,7 @@ class Policy<T> implements RetryPolicy<T> {
 }
 
 /** The policy `retry()` uses when given none. */
-const DEFAULT_POLICY = /* @__PURE__ */ Object.freeze(new Policy({}));
+const DEFAULT_POLICY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ new Policy({}));
 
 /** A policy `retry()` can use: the one given if {@link createPolicy} made it, else a freshly validated one. */
 export function toPolicy<T>(options: RetryOptions<T> | undefined): RetryPolicy<T> {
