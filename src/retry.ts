@@ -112,7 +112,7 @@ export async function retry<T>(
       let failed = false;
       try {
         outcome = await (guarded
-          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, () => fn(context), p.unref)
+          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, p.unref, fn, context)
           : fn(context));
       } catch (error) {
         failed = true;
@@ -207,7 +207,7 @@ export async function retry<T>(
       } else spins = 0;
       if (pause !== 0) {
         if (pause < 0) spins = 0;
-        if ((await guard(Math.max(0, pause), watch, undefined, p.unref)) === ABORTED) {
+        if ((await guard(Math.max(0, pause), watch, p.unref)) === ABORTED) {
           throw (signal as AbortSignal).reason;
         }
       }
@@ -241,6 +241,8 @@ const MAX_SPINS = 1_000;
 const MAX_SPIN_MS = 4;
 const MIN_SPINS = 16;
 
+const identity = <V>(value: V): V => value;
+
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
@@ -253,7 +255,7 @@ function bounded<R>(
   unref: boolean,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
   if (watch === undefined && timeoutMs === Infinity) return result;
-  return guard(timeoutMs - (now() - start), watch, () => result, unref);
+  return guard(timeoutMs - (now() - start), watch, unref, identity, result);
 }
 
 /** A `retryAfter` reader's answer, checked: a number >= 0 (Infinity allowed) or undefined. */

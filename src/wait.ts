@@ -86,7 +86,7 @@ export class Watch<C = unknown> {
 }
 
 /**
- * Runs `work` (or, with `work` undefined, nothing: a cancellable sleep) for at most `ms`, or until `watch`'s signal
+ * Runs `work(arg)` (or, with `work` undefined, nothing: a cancellable sleep) for at most `ms`, or until `watch`'s signal
  * aborts, whichever comes first; then clears its timer. The timer is armed before `work` is called, so the
  * synchronous part of `work` counts against `ms`. Resolves with the work's value, {@link TIMED_OUT} or
  * {@link ABORTED}; rejects only with the work's own error (a synchronous throw included). Work that settles after
@@ -96,11 +96,12 @@ export class Watch<C = unknown> {
  * at call time, so a fake clock controls it. With `unref`, the timer does not keep the process alive, where the
  * runtime's timers have `unref` (Node, Bun, Deno); elsewhere that is a no-op.
  */
-export function guard<T>(
+export function guard<T, A>(
   ms: number,
   watch: Pick<Watch, 'aborted' | 'wake'> | undefined,
-  work: (() => T | PromiseLike<T>) | undefined,
-  unref = false,
+  unref: boolean,
+  work?: (arg: A) => T | PromiseLike<T>,
+  arg?: A,
 ): Promise<T | typeof TIMED_OUT | typeof ABORTED> {
   return new Promise((resolve, reject) => {
     if (watch?.aborted) return resolve(ABORTED);
@@ -124,7 +125,7 @@ export function guard<T>(
     if (watch !== undefined) watch.wake = () => finish(resolve, ABORTED);
     if (work !== undefined) {
       try {
-        Promise.resolve(work()).then(
+        Promise.resolve(work(arg as A)).then(
           (value) => finish(resolve, value),
           (error: unknown) => finish(reject, error),
         );
