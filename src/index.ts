@@ -1,6 +1,7 @@
 export { getStatus, isNetworkError, isTransient, isTransientStatus } from './classify';
 export { type Backoff, type BackoffOptions, computeDelay, type Jitter } from './delay';
 export { RetryError, type RetryErrorInit, type StopReason } from './errors';
+export { type Fetch, type RetryingFetchOptions, retryingFetch } from './http/fetch';
 export { createPolicy, type RetryContext, type RetryEvent, type RetryOptions, type RetryPolicy } from './policy';
 export { retry } from './retry';
 export { parseRetryAfter, readRetryAfter } from './retry-after';
