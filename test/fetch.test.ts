@@ -290,6 +290,22 @@ describe('retryingFetch against a real server', () => {
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     });
 
+    it("an abort mid-sleep cancels the retried Response's body: the socket that carried it closes", async () => {
+      let closed = false;
+      const server = await serve((seen, res) => {
+        res.socket?.once('close', () => {
+          closed = true;
+        });
+        reply(503, { 'retry-after-ms': '10000' }, 'x'.repeat(256 * 1024))(seen, res);
+      });
+      const controller = new AbortController();
+      const call = retryingFetch({ ...quick, onRetry: () => controller.abort(new Error('user left')) })(server.url, {
+        signal: controller.signal,
+      });
+      await expect(call).rejects.toThrow('user left');
+      await vi.waitFor(() => expect(closed).toBe(true));
+    });
+
     it('the policy signal and the call signal both abort; an aborted one rejects before any request', async () => {
       const server = await serve(reply(200));
       const policy = new AbortController();

@@ -145,16 +145,15 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
     };
     const [signal, release] = both(policy.signal, init?.signal ?? request?.signal);
     try {
-      const response = await retry(attempt, {
+      // The Response it resolves with is the last attempt's: never discarded, whatever its status.
+      return await retry(attempt, {
         ...policy,
         signal,
         shouldRetryResult,
         ...(once !== undefined && { maxAttempts: 1 }),
       });
-      if (response !== held) discard(held);
-      return response;
     } catch (error) {
-      discard(held);
+      discard(held); // a retried Response before an abort or a later failure
       if (once === undefined || !(error instanceof RetryError) || error.reason !== 'attempts') throw error;
       const { reason, errors, attempts, elapsedMs } = error;
       throw new RetryError({ reason, errors, attempts, elapsedMs, detail: once });
