@@ -19,7 +19,8 @@ const HTTP_DATES = [
 ];
 
 /** The number a header value writes in digits only (surrounding spaces allowed), else undefined. Linear time. */
-function delta(value: string): number | undefined {
+function delta(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   const text = value.trim();
   return /^\d+$/.test(text) ? Number(text) : undefined;
 }
@@ -108,18 +109,21 @@ const NO_HEADERS: Lookup = () => undefined;
 
 /**
  * Where a source keeps its headers: `headers` (a Response, a got or Node response), `response.headers` (axios, got,
- * ky errors), `$response.headers` (AWS SDK v3 errors), `metadata` (gRPC errors); else the source itself is the headers
- * (a `Headers` instance or a plain object of header names).
+ * ky errors), `$response.headers` (AWS SDK v3 errors), `metadata` (gRPC errors); else the source itself, if it is a
+ * `Headers`-like object (with `get`) or a plain object of header names; an error without headers has none.
  */
-function headersOf(source: Record<string, unknown>): object {
-  for (const holder of [source, source.response, source.$response]) {
-    const headers =
-      typeof holder === 'object' && holder !== null ? (holder as { headers?: unknown }).headers : undefined;
-    if (typeof headers === 'object' && headers !== null) return headers;
-  }
-  const { metadata } = source;
-  return typeof metadata === 'object' && metadata !== null ? metadata : source;
+function headersOf(source: Record<string, unknown>): object | undefined {
+  const { headers, response, $response, metadata } = source;
+  if (isObject(headers)) return headers;
+  if (isObject(response) && isObject(response.headers)) return response.headers;
+  if (isObject($response) && isObject($response.headers)) return $response.headers;
+  if (isObject(metadata)) return metadata;
+  const proto = Object.getPrototypeOf(source);
+  // The source itself, if it is headers; an error's own fields (`status`, `code`) are not.
+  return proto === Object.prototype || proto === null || typeof source.get === 'function' ? source : undefined;
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /** Decimal seconds (`12`, `1470173023.123`), surrounding spaces allowed, else undefined. Linear time. */
 function seconds(value: string | undefined): number | undefined {
@@ -152,7 +156,7 @@ function structuredReset(value: string): number | undefined {
       const at = param.indexOf('=');
       if (at > 0) params.set(param.slice(0, at).trim(), param.slice(at + 1).trim());
     }
-    const t = delta(params.get('t') ?? '');
+    const t = delta(params.get('t'));
     if (t !== undefined && exhausted(params.get('r'))) longest = Math.max(longest ?? 0, t);
   }
   return longest;
@@ -171,18 +175,17 @@ function structuredReset(value: string): number | undefined {
 function serverWait(get: Lookup, nowMs: number): number | undefined {
   const pushback = get('grpc-retry-pushback-ms');
   if (pushback !== undefined) {
-    const ms = delta(pushback);
-    return ms === undefined ? Number.POSITIVE_INFINITY : Math.min(ms, MAX_WAIT_MS);
+    const wait = delta(pushback);
+    return wait === undefined ? Number.POSITIVE_INFINITY : Math.min(wait, MAX_WAIT_MS);
   }
-  for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
-    const ms = delta(get(name) ?? '');
-    if (ms !== undefined) return Math.min(ms, MAX_WAIT_MS);
-  }
+  const ms = delta(get('retry-after-ms')) ?? delta(get('x-ms-retry-after-ms'));
+  if (ms !== undefined) return Math.min(ms, MAX_WAIT_MS);
   const after = parseRetryAfter(get('retry-after'), nowMs);
   if (after !== undefined) return after;
-  const structured = structuredReset(get('ratelimit') ?? '');
+  const field = get('ratelimit');
+  const structured = field === undefined ? undefined : structuredReset(field);
   if (structured !== undefined) return fromSeconds(structured);
-  const reset = delta(get('ratelimit-reset') ?? '');
+  const reset = delta(get('ratelimit-reset'));
   if (reset !== undefined && exhausted(get('ratelimit-remaining'))) return fromSeconds(reset);
   const x = seconds(get('x-ratelimit-reset'));
   if (x === undefined || !exhausted(get('x-ratelimit-remaining'))) return undefined;
@@ -216,7 +219,8 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
 export function readRetryAfter(source: unknown, nowMs: number = Date.now()): number | undefined {
   if (typeof source !== 'object' || source === null) return undefined;
   try {
-    const get = lookup(headersOf(source as Record<string, unknown>));
+    const headers = headersOf(source as Record<string, unknown>);
+    const get = headers === undefined ? NO_HEADERS : lookup(headers);
     return get === NO_HEADERS ? undefined : serverWait(get, nowMs);
   } catch {
     return undefined; // a hostile or broken headers object says nothing about waiting

@@ -122,6 +122,12 @@ describe('readRetryAfter: values and sources', () => {
     expect(readRetryAfter({ code: 8, details: 'quota', metadata }, NOW)).toBe(150);
   });
 
+  it("an error's own fields are not headers: only a plain object or a Headers-like one is read as headers", () => {
+    expect(readRetryAfter(Object.assign(new Error('x'), { 'retry-after': '3' }), NOW)).toBeUndefined();
+    expect(readRetryAfter(Object.assign(Object.create(null), { 'retry-after': '3' }), NOW)).toBe(3_000);
+    expect(readRetryAfter(new Map([['retry-after', '3']]), NOW)).toBe(3_000);
+  });
+
   it('applies one precedence: each header wins over every one after it', () => {
     PRECEDENCE.forEach(([, first], i) => {
       for (const [, later] of PRECEDENCE.slice(i + 1)) expect(at({ ...later(9_000), ...first(2_000) })).toBe(2_000);
