@@ -369,6 +369,8 @@ describe('retryingFetch: options', () => {
       { idempotencyKey: 'bad header' },
       "herdless: idempotencyKey must be a boolean, a header name or a function, got 'bad header'",
     ],
+    [{ idempotencyKey: 5 }, 'herdless: idempotencyKey must be a boolean, a header name or a function, got 5'],
+    [{ idempotencyKey: '' }, "herdless: idempotencyKey must be a boolean, a header name or a function, got ''"],
     [{ shouldRetryResult: () => true }, 'herdless: shouldRetryResult must be left out of retryingFetch'],
     [{ maxAttemps: 3 }, "herdless: unknown option 'maxAttemps'"],
     [{ maxAttempts: 0 }, 'herdless: maxAttempts must be'],

@@ -110,7 +110,8 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
   const retried = upperSet('methods', methods ?? IDEMPOTENT_METHODS);
   const retriedStatus = statusSet(statuses ?? RETRIED_STATUSES);
   const keyed = idempotencyKey !== false;
-  if (!(typeof idempotencyKey === 'boolean' || typeof idempotencyKey === 'function' || TOKEN.test(idempotencyKey))) {
+  const name = typeof idempotencyKey === 'string' && TOKEN.test(idempotencyKey);
+  if (!(name || typeof idempotencyKey === 'boolean' || typeof idempotencyKey === 'function')) {
     fail(TypeError, 'idempotencyKey', 'a boolean, a header name or a function', idempotencyKey);
   }
   const keyHeader = typeof idempotencyKey === 'string' ? idempotencyKey : KEY_HEADER;
