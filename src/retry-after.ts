@@ -90,9 +90,10 @@ type Lookup = (name: string) => string | undefined;
 
 /**
  * A lookup into headers: `get()` for a `Headers`-like object (fetch's Headers, axios's AxiosHeaders, gRPC's Metadata,
- * a Map), else the object's own keys in any case (Node's and got's plain objects, the AWS SDK's HttpResponse headers).
+ * a Map), else the object's own keys in any case (Node's and got's plain objects, the AWS SDK's HttpResponse headers);
+ * `undefined` for an object with no keys.
  */
-function lookup(headers: object): Lookup {
+function lookup(headers: object): Lookup | undefined {
   const { get } = headers as { get?: unknown };
   if (typeof get === 'function') return (name) => text(get.call(headers, name));
   let lower: Map<string, unknown> | undefined;
@@ -101,11 +102,8 @@ function lookup(headers: object): Lookup {
     const name = key.toLowerCase();
     if (!lower.has(name)) lower.set(name, (headers as Record<string, unknown>)[key]);
   }
-  return lower === undefined ? NO_HEADERS : (name) => text(lower.get(name));
+  return lower === undefined ? undefined : (name) => text(lower.get(name)); // no keys: nothing to parse
 }
-
-/** The lookup into an object with no keys (a plain Error, most often): nothing to read, so nothing is parsed. */
-const NO_HEADERS: Lookup = () => undefined;
 
 /**
  * Where a source keeps its headers: `headers` (a Response, a got or Node response), `response.headers` (axios, got,
@@ -220,8 +218,8 @@ export function readRetryAfter(source: unknown, nowMs: number = Date.now()): num
   if (typeof source !== 'object' || source === null) return undefined;
   try {
     const headers = headersOf(source as Record<string, unknown>);
-    const get = headers === undefined ? NO_HEADERS : lookup(headers);
-    return get === NO_HEADERS ? undefined : serverWait(get, nowMs);
+    const get = headers === undefined ? undefined : lookup(headers);
+    return get === undefined ? undefined : serverWait(get, nowMs);
   } catch {
     return undefined; // a hostile or broken headers object says nothing about waiting
   }

@@ -14,7 +14,7 @@ async function routes() {
     if (seen.url === '/503') reply(503, { 'Retry-After': '3' }, 'busy')(seen, res);
     else if (seen.url === '/404') reply(404)(seen, res);
     else if (seen.url === '/reset') reset(seen, res, 0);
-    else setTimeout(() => res.end('late'), 1_000).unref();
+    else setTimeout(() => res.end('late'), 10_000).unref();
   });
 }
 
@@ -39,22 +39,23 @@ async function refusedUrl() {
 describe.each([
   {
     client: 'axios 1.21',
-    get: (url: string, signal?: AbortSignal) => axios.get(url, { timeout: 100, signal }),
+    get: (url: string, signal?: AbortSignal, timeout = 5_000) => axios.get(url, { timeout, signal }),
     statusOf: (e: any) => e.response.status,
   },
   {
     client: 'axios 1.21 (fetch adapter)',
-    get: (url: string, signal?: AbortSignal) => axios.get(url, { adapter: 'fetch', timeout: 100, signal }),
+    get: (url: string, signal?: AbortSignal, timeout = 5_000) => axios.get(url, { adapter: 'fetch', timeout, signal }),
     statusOf: (e: any) => e.response.status,
   },
   {
     client: 'got 14.6',
-    get: (url: string, signal?: AbortSignal) => got(url, { retry: { limit: 0 }, timeout: { request: 100 }, signal }),
+    get: (url: string, signal?: AbortSignal, timeout = 5_000) =>
+      got(url, { retry: { limit: 0 }, timeout: { request: timeout }, signal }),
     statusOf: (e: any) => e.response.statusCode,
   },
   {
     client: 'ky 1.14',
-    get: (url: string, signal?: AbortSignal) => ky.get(url, { retry: 0, timeout: 100, signal }),
+    get: (url: string, signal?: AbortSignal, timeout = 5_000) => ky.get(url, { retry: 0, timeout, signal }),
     statusOf: (e: any) => e.response.status,
   },
 ])('$client against a real server', ({ get, statusOf }) => {
@@ -74,7 +75,7 @@ describe.each([
   it('a connection reset, a refused connection and a timeout: transient', async () => {
     const server = await routes();
     expect(isTransient(await thrown(() => get(`${server.url}reset`)))).toBe(true);
-    expect(isTransient(await thrown(() => get(`${server.url}slow`)))).toBe(true);
+    expect(isTransient(await thrown(() => get(`${server.url}slow`, undefined, 50)))).toBe(true);
     const refused = await refusedUrl();
     expect(isTransient(await thrown(() => get(refused.url)))).toBe(true);
   });
