@@ -1,6 +1,7 @@
 export { getStatus, isNetworkError, isTransient, isTransientStatus } from './classify';
 export { type Backoff, type BackoffOptions, computeDelay, type Jitter } from './delay';
 export { permanent, RetryError, type RetryErrorInit, type StopReason } from './errors';
+export { type Fetch, type RetryingFetchOptions, retryingFetch } from './http/fetch';
 export {
   createPolicy,
   type FailureEvent,
