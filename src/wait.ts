@@ -38,6 +38,31 @@ function release(fanout: Fanout): void {
 }
 
 /**
+ * Calls `subscriber.fire()` once when `signal` aborts, through the registry (O(1) a subscriber, one listener on the
+ * signal whatever their number), until the returned function is called. `fire` runs synchronously inside `abort()`.
+ * The caller checks `signal.aborted` first: a signal already aborted never fires.
+ */
+export function subscribe(signal: AbortSignal, subscriber: { fire(): void }): () => void {
+  let fanout = registry.get(signal);
+  if (fanout === undefined) {
+    fanout = new Fanout(signal);
+    registry.set(signal, fanout);
+    signal.addEventListener('abort', fanout);
+  }
+  if (fanout.first === undefined) fanout.first = subscriber;
+  else {
+    fanout.rest ??= new Set();
+    fanout.rest.add(subscriber);
+  }
+  const held = fanout;
+  return () => {
+    if (held.first === subscriber) held.first = undefined;
+    else held.rest?.delete(subscriber);
+    if (held.first === undefined && !held.rest?.size) release(held);
+  };
+}
+
+/**
  * One `retry()` call's link to its caller's signal: subscribed once through the registry, whatever the number of
  * attempts and sleeps. On abort it sets `aborted`, stops the `current` attempt with `stop` (synchronously, inside
  * `abort()`, so the attempt's signal is aborted before any code that called `abort()` goes on), then wakes the
@@ -49,24 +74,14 @@ export class Watch<C = unknown> {
   current: C | undefined;
   /** Wakes the pending guard, if any, with {@link ABORTED}; set by {@link guard}. */
   wake: (() => void) | undefined;
-  readonly #fanout: Fanout;
+  /** Lets go of the signal: the last call sharing it removes herdless's listener. */
+  readonly release: () => void;
 
   constructor(
     readonly signal: AbortSignal,
     private readonly stop: (current: C, reason: unknown) => void,
   ) {
-    let fanout = registry.get(signal);
-    if (fanout === undefined) {
-      fanout = new Fanout(signal);
-      registry.set(signal, fanout);
-      signal.addEventListener('abort', fanout);
-    }
-    if (fanout.first === undefined) fanout.first = this;
-    else {
-      fanout.rest ??= new Set();
-      fanout.rest.add(this);
-    }
-    this.#fanout = fanout;
+    this.release = subscribe(signal, this);
   }
 
   /** Called by the registry when the signal aborts. */
@@ -74,14 +89,6 @@ export class Watch<C = unknown> {
     this.aborted = true;
     if (this.current !== undefined) this.stop(this.current, this.signal.reason);
     this.wake?.();
-  }
-
-  /** Lets go of the signal: the last call sharing it removes herdless's listener. */
-  release(): void {
-    const fanout = this.#fanout;
-    if (fanout.first === this) fanout.first = undefined;
-    else fanout.rest?.delete(this);
-    if (fanout.first === undefined && !fanout.rest?.size) release(fanout);
   }
 }
 

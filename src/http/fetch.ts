@@ -2,6 +2,7 @@ import { RetryError } from '../errors';
 import { createPolicy, type RetryContext, type RetryOptions } from '../policy';
 import { retry } from '../retry';
 import { fail, optionalFn } from '../validate';
+import { subscribe } from '../wait';
 
 /** fetch's signature: what {@link retryingFetch} returns, and what its `fetch` option takes. */
 export type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
@@ -51,18 +52,20 @@ const discard = (response: Response | undefined): void => {
 function both(a: AbortSignal | undefined, b: AbortSignal | undefined): [AbortSignal | undefined, () => void] {
   if (!a || !b) return [a ?? b, () => {}];
   const controller = new AbortController();
-  const release = () => {
-    a.removeEventListener('abort', onAbort);
-    b.removeEventListener('abort', onAbort);
-  };
-  function onAbort(this: AbortSignal) {
-    release();
-    controller.abort(this.reason);
+  if (a.aborted || b.aborted) {
+    controller.abort(a.aborted ? a.reason : b.reason);
+    return [controller.signal, () => {}];
   }
-  a.addEventListener('abort', onAbort);
-  b.addEventListener('abort', onAbort);
-  if (a.aborted || b.aborted) onAbort.call(a.aborted ? a : b);
-  return [controller.signal, release];
+  // Through the registry: a policy signal shared by thousands of concurrent calls holds one listener, not one each.
+  const releaseA = subscribe(a, { fire: () => controller.abort(a.reason) });
+  const releaseB = subscribe(b, { fire: () => controller.abort(b.reason) });
+  return [
+    controller.signal,
+    () => {
+      releaseA();
+      releaseB();
+    },
+  ];
 }
 
 /**
