@@ -106,9 +106,9 @@ export function delayFor(backoff: Backoff, attempt: number, previousDelayMs: num
  * Why 1: a server that refuses N requests at once and sizes its wait to serve them (`h = N / rate`) gets them back
  * spread over `RETRY_AFTER_SPREAD * h`, at `rate / RETRY_AFTER_SPREAD`; any factor below 1 sends them back faster
  * than it planned for. In the simulator (`herdless simulate --retry-after 2s`: 1,000 clients, 100 served per 100 ms,
- * so a 1 s spread is the least that fits), 0.25 peaked at 2-3.7 times capacity, 0.5 at 0.9-1.2 times (the random
- * clumps of an exact fit), 0.75 at 0.7-0.9 and 1 at 0.5-0.7; the old rule, the wait plus the attempt's backoff, at
- * 5.5-8.8 times.
+ * so a 1 s spread is the least that fits; seeds 1-3, a 4 s and a 2 s outage), 0.25 peaked at 2.1-3.7 times capacity,
+ * 0.5 at 0.9-1.3 times (the random clumps of an exact fit), 0.75 at 0.7-0.9 and 1 at 0.5-0.7; the old rule, the wait
+ * plus the attempt's backoff, at 5.3-8.8 times.
  */
 export const RETRY_AFTER_SPREAD = 1;
 
