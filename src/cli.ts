@@ -279,7 +279,10 @@ function run(args: readonly string[], io: Io): number {
       values.svg,
       svgChart(series, {
         ...chart,
-        title: `${clients} clients, ${outageMs / 1_000} s outage, capacity ${capacity} per ${windowMs} ms`,
+        title:
+          `${clients} clients, ${outageMs / 1_000} s outage` +
+          (retryAfterMs > 0 ? ` (429, Retry-After ${formatMs(retryAfterMs)})` : '') +
+          `, capacity ${capacity} per ${windowMs} ms`,
       }),
     );
   }

@@ -20,7 +20,10 @@ export interface BackoffOptions {
   readonly jitter?: Jitter | undefined;
   /** The first ceiling, in ms: a finite number >= 0. Default `100`. */
   readonly baseMs?: number | undefined;
-  /** No delay exceeds this, in ms: a finite number >= `baseMs`. Default `10_000`. */
+  /**
+   * No backoff delay exceeds this, nor the spread added on top of a server's Retry-After, in ms: a finite number
+   * >= `baseMs`. Default `10_000`.
+   */
   readonly capMs?: number | undefined;
   /** The ceiling grows by this factor each attempt: a finite number >= 1. Default `2`. Not used by `'decorrelated'`. */
   readonly factor?: number | undefined;

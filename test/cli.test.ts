@@ -132,6 +132,8 @@ describe('herdless simulate', () => {
     expect(json.settings.retryAfterMs).toBe(1_500);
     expect(json.results.map((r: { strategy: string }) => r.strategy)).toHaveLength(12);
     expect(run('simulate', '--clients', '50', '--json').out).toContain('"retryAfterMs": 0');
+    const { files } = run('simulate', '--clients', '50', '--retry-after', '2s', '--svg', 'h.svg');
+    expect(files.get('h.svg')).toContain('50 clients, 4 s outage (429, Retry-After 2.0 s), capacity 100 per 100 ms');
   });
 
   it('an SVG it cannot write is one line on stderr and exit code 1, not a stack', () => {
