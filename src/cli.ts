@@ -14,7 +14,13 @@ import {
   svgChart,
   terminalChart,
 } from './simulate/index';
-import { STRATEGIES, type Strategy } from './simulate/strategies';
+import { STRATEGIES, type Strategy, type StrategyName } from './simulate/strategies';
+
+/** A built-in strategy, then the same policy under the old Retry-After rule, starred, side by side. */
+const withOldRule = (name: StrategyName): Strategy[] => [
+  name,
+  { name: `${name}*`, policy: STRATEGIES[name], retryAfter: 'floor-plus-backoff' },
+];
 
 export const USAGE = `Usage: herdless simulate [flags]
        herdless --version | --help
@@ -38,6 +44,9 @@ Outage only:
   --capacity 100/100ms          requests served per window after the outage (default 100/100ms)
   --max-attempts N              each client's maxAttempts (default 10)
   --timeout 30s                 each client's deadline, its timeoutMs (default: none)
+  --retry-after 2s              the server answers 429 with this Retry-After during the outage; each strategy
+                                also runs, starred (full*), under the old rule: the server's wait plus the
+                                attempt's backoff (a simulator-only reference; herdless spreads over the wait)
   --svg FILE                    write the load chart as a self-contained SVG
 
 Contention only (the post's base 5 ms and cap 2 s):
@@ -55,6 +64,7 @@ const SCENARIO_OF_FLAG = {
   capacity: 'outage',
   'max-attempts': 'outage',
   timeout: 'outage',
+  'retry-after': 'outage',
   svg: 'outage',
   runs: 'contention',
 } as const;
@@ -167,6 +177,7 @@ function run(args: readonly string[], io: Io): number {
       json: { type: 'boolean' },
       svg: { type: 'string' },
       timeout: { type: 'string' },
+      'retry-after': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -242,6 +253,11 @@ function run(args: readonly string[], io: Io): number {
   const maxAttempts = positiveInteger('max-attempts', values['max-attempts'], 10);
   const timeoutMs = values.timeout === undefined ? Infinity : parseDuration('timeout', values.timeout);
   if (timeoutMs <= 0) throw new UsageError(`--timeout must be longer than 0, got '${values.timeout}'`);
+  const hint = values['retry-after'];
+  const retryAfterMs = hint === undefined ? 0 : parseDuration('retry-after', hint);
+  if (hint !== undefined && retryAfterMs <= 0)
+    throw new UsageError(`--retry-after must be longer than 0, got '${hint}'`);
+  const names = (strategies ?? Object.keys(STRATEGIES)) as StrategyName[];
   const result = simulateOutage({
     clients,
     outageMs,
@@ -249,8 +265,9 @@ function run(args: readonly string[], io: Io): number {
     capacityWindowMs: windowMs,
     maxAttempts,
     timeoutMs,
+    retryAfterMs,
     seed,
-    ...(strategies ? { strategies: strategies as Strategy[] } : {}),
+    strategies: retryAfterMs > 0 ? names.flatMap(withOldRule) : names,
     onProgress: progress,
   });
   endProgress();
@@ -262,7 +279,10 @@ function run(args: readonly string[], io: Io): number {
       values.svg,
       svgChart(series, {
         ...chart,
-        title: `${clients} clients, ${outageMs / 1_000} s outage, capacity ${capacity} per ${windowMs} ms`,
+        title:
+          `${clients} clients, ${outageMs / 1_000} s outage` +
+          (retryAfterMs > 0 ? ` (429, Retry-After ${formatMs(retryAfterMs)})` : '') +
+          `, capacity ${capacity} per ${windowMs} ms`,
       }),
     );
   }
@@ -270,8 +290,14 @@ function run(args: readonly string[], io: Io): number {
     io.out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   }
+  const told =
+    retryAfterMs > 0
+      ? `during the outage it answers 429 with Retry-After ${formatMs(retryAfterMs)}\n` +
+        `* the old rule, for comparison: that wait plus the attempt's backoff\n`
+      : '';
   io.out(
     `outage: ${clients} clients fail for ${outageMs / 1_000} s, then the server serves ${capacity} per ${windowMs} ms\n` +
+      told +
       `each client: max ${maxAttempts} attempts${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
   );
   io.out(`${outageTable(result.results, capacity)}\n\n${terminalChart(series, chart)}\n`);

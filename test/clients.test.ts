@@ -96,7 +96,7 @@ describe.each([
       baseMs: 1,
       onRetry: (e) => void events.push(e),
     });
-    expect(events.map((e) => e.delayMs)).toEqual([8, 2]);
+    expect(events.map((e) => e.delayMs)).toEqual([7, 2]); // the server's 7 ms exactly ('none'), then the backoff
     expect(server.seen).toHaveLength(3);
   });
 });

@@ -290,7 +290,7 @@ describe('permanent(error)', () => {
 });
 
 describe('retryAfter: a server-hint reader of your own', () => {
-  it('replaces readRetryAfter; the jitter and maxRetryAfterMs apply on top', async () => {
+  it('replaces readRetryAfter; the spread and maxRetryAfterMs apply to it', async () => {
     const delays: number[] = [];
     const err = Object.assign(transient(), { body: { backoffSeconds: 2 } });
     const run = settle(
@@ -304,8 +304,8 @@ describe('retryAfter: a server-hint reader of your own', () => {
       }),
     );
     await fake.clock.runAllAsync();
-    expect(delays).toEqual([2_050]); // the server's 2 s plus half of the 100 ms backoff
-    expect(run.result.reason).toMatchObject({ reason: 'attempts', attempts: 2, elapsedMs: 2_050 });
+    expect(delays).toEqual([3_000]); // the server's 2 s plus half of the spread (as wide as the wait)
+    expect(run.result.reason).toMatchObject({ reason: 'attempts', attempts: 2, elapsedMs: 3_000 });
 
     const tooLong = retry(() => Promise.reject(err), { retryAfter: () => 120_000 });
     await expect(tooLong).rejects.toMatchObject({ reason: 'retry-after' });

@@ -10,5 +10,6 @@ export {
   summarize,
 } from './outage';
 export { contentionTable, outageTable, table } from './report';
+export type { RetryAfterRule } from './retries';
 export { OutageServer } from './server';
 export { resolveStrategy, STRATEGIES, type Strategy, type StrategyName } from './strategies';

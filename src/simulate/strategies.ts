@@ -1,4 +1,5 @@
 import type { RetryOptions } from '../policy';
+import type { RetryAfterRule } from './retries';
 
 /**
  * The retry strategies the simulator compares, each a herdless policy, so every delay and give-up comes from the
@@ -20,11 +21,21 @@ export const STRATEGIES = {
 /** A built-in strategy's name. */
 export type StrategyName = keyof typeof STRATEGIES;
 
-/** A strategy: a built-in name, or your own policy under a name of your choice. */
-export type Strategy = StrategyName | { readonly name: string; readonly policy: RetryOptions };
+/**
+ * A strategy: a built-in name, or your own policy under a name of your choice. `retryAfter: 'floor-plus-backoff'`
+ * runs a policy under the Retry-After rule herdless had before, for comparison (simulator-only; see
+ * {@link RetryAfterRule}); only the outage scenario's `retryAfterMs` makes a difference to it.
+ */
+export type Strategy =
+  | StrategyName
+  | { readonly name: string; readonly policy: RetryOptions; readonly retryAfter?: RetryAfterRule };
 
 /** The name and backoff options of a strategy. */
-export function resolveStrategy(strategy: Strategy): { name: string; policy: RetryOptions } {
+export function resolveStrategy(strategy: Strategy): {
+  name: string;
+  policy: RetryOptions;
+  retryAfter?: RetryAfterRule;
+} {
   if (typeof strategy === 'string') {
     const policy = (STRATEGIES as Record<string, RetryOptions>)[strategy];
     if (!policy) {
