@@ -93,6 +93,14 @@ const asStatus = (value: unknown): number | undefined =>
  * ```
  */
 export function getStatus(error: unknown): number | undefined {
+  try {
+    return statusOf(error);
+  } catch {
+    return undefined; // a throwing getter or a revoked Proxy carries no status we can read
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
   if (!isObject(error)) return undefined;
   const { response, $metadata } = error;
   return (
@@ -130,6 +138,14 @@ export function isTransientStatus(status: number): boolean {
  * ```
  */
 export function isNetworkError(error: unknown): boolean {
+  try {
+    return networkError(error);
+  } catch {
+    return false; // a throwing getter or a revoked Proxy somewhere in the chain
+  }
+}
+
+function networkError(error: unknown): boolean {
   let current = error;
   for (let depth = 0; depth <= MAX_CAUSE_DEPTH && isObject(current); depth++) {
     if (NETWORK_CODES.has(current.code as string)) return true;
@@ -168,6 +184,8 @@ function clientVerdict(error: Bag): boolean | undefined {
  *    `ReferenceError` (bugs) are permanent.
  * 5. Anything else, a plain `Error`, your own error class or a thrown string, is transient.
  *
+ * Never throws: a value it cannot read (a throwing getter, a revoked Proxy) is an unknown failure, so rule 5 applies.
+ *
  * Rule 5 is lenient on purpose: an unknown failure is usually worth a few bounded, jittered tries. To be stricter,
  * pass your own `isTransient` to `retry()` and compose: `(e) => e instanceof MyTransientError || isNetworkError(e)`.
  *
@@ -180,6 +198,14 @@ function clientVerdict(error: Bag): boolean | undefined {
  * ```
  */
 export function isTransient(error: unknown): boolean {
+  try {
+    return transient(error);
+  } catch {
+    return true; // unreadable (a throwing getter, a revoked Proxy): an unknown failure, as rule 5 has it
+  }
+}
+
+function transient(error: unknown): boolean {
   const client = isObject(error) ? clientVerdict(error) : undefined;
   if (client !== undefined) return client;
   const status = getStatus(error);

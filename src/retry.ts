@@ -222,7 +222,9 @@ export async function retry<T>(
       ? `maxAttempts ${p.maxAttempts}`
       : reason === 'timeout'
         ? `timeoutMs ${timeoutMs}`
-        : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
+        : retryAfterMs === Infinity
+          ? 'the server said not to retry'
+          : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
   throw new RetryError({
     reason,
     errors: (errors as ErrorLog).toArray(),

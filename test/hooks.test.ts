@@ -309,6 +309,9 @@ describe('retryAfter: a server-hint reader of your own', () => {
 
     const tooLong = retry(() => Promise.reject(err), { retryAfter: () => 120_000 });
     await expect(tooLong).rejects.toMatchObject({ reason: 'retry-after' });
+    await expect(tooLong).rejects.toThrow('(Retry-After 120000 ms > maxRetryAfterMs 60000)');
+    const refused = retry(() => Promise.reject(err), { retryAfter: () => Infinity }); // "do not retry"
+    await expect(refused).rejects.toThrow('gave up after 1 attempt over 0 ms (the server said not to retry): blip');
   });
 
   it('undefined means no hint: the plain backoff', async () => {

@@ -2,7 +2,16 @@
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { computeDelay, createPolicy, type RetryContext, RetryError, retry } from '../src/index';
+import {
+  computeDelay,
+  createPolicy,
+  getStatus,
+  isNetworkError,
+  isTransient,
+  type RetryContext,
+  RetryError,
+  retry,
+} from '../src/index';
 import { settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -262,6 +271,24 @@ describe('hostile values never lose the error', () => {
     expect(error.message).toContain(text);
     expect(error.errors).toHaveLength(2);
     expect(error.errors.every((e, i) => e === thrown[i])).toBe(true); // the very values, not copies
+  });
+
+  it('the default classifier reads hostile values without throwing: unknown failures, retried', async () => {
+    const throwingGetter = Object.defineProperty(new Error('x'), 'status', {
+      get() {
+        throw new Error('getter');
+      },
+    });
+    for (const make of [revoked, () => throwingGetter, nullProto]) {
+      const run = settle(retry(() => Promise.reject(make()), { maxAttempts: 2, baseMs: 0 }));
+      await fake.clock.runAllAsync();
+      expect(run.result.reason).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 2 });
+    }
+    expect(isTransient(revoked())).toBe(true);
+    expect(getStatus(revoked())).toBeUndefined();
+    expect(getStatus(throwingGetter)).toBeUndefined();
+    expect(isNetworkError(revoked())).toBe(false);
+    expect(isNetworkError(new Error('x', { cause: revoked() }))).toBe(false);
   });
 
   it('a null-prototype option value is named in the message', async () => {
