@@ -38,6 +38,7 @@ const PERMANENT_NAMES = /* @__PURE__ */ new Set([
   'SyntaxError',
   'ReferenceError',
   'RetryError',
+  'CircuitOpenError',
 ]);
 
 /** How deep {@link isNetworkError} follows `cause`: enough for wrapped fetch errors, bounded against cycles. */

@@ -13,8 +13,10 @@ export type Decision =
 /**
  * Whether to retry after `attempt` failed, `elapsedMs` into the call, the server having asked for `retryAfterMs`
  * (or not). Checks, in order: attempts left, the server's wait against `maxRetryAfterMs`, and whether the sleep would
- * end at or after the deadline. The delay is the server's wait plus the jittered backoff on top, so clients told the
- * same moment do not return together. Pure but for `policy.random`.
+ * end at or after the deadline; then whether the policy's circuit breaker is closed and its retry budget holds a retry
+ * (spending it: the budget is asked last, so only a retry that happens spends). The delay is the server's wait plus
+ * the jittered backoff on top, so clients told the same moment do not return together. Pure but for `policy.random`
+ * and the shared budget and breaker.
  */
 export function decide(
   policy: RetryPolicy<never>,
@@ -29,5 +31,8 @@ export function decide(
   const backoffMs = delayFor(policy, attempt, previousBackoffMs);
   const delayMs = (retryAfterMs ?? 0) + backoffMs;
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
+  if (policy.breaker !== undefined && policy.breaker.state !== 'closed')
+    return { retry: false, reason: 'circuit-open' };
+  if (policy.budget?.tryWithdraw() === false) return { retry: false, reason: 'budget' };
   return { retry: true, delayMs, backoffMs };
 }

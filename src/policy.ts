@@ -1,6 +1,8 @@
+import type { CircuitBreaker } from './breaker';
+import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, type Jitter, normalizeBackoff } from './delay';
-import { fail, num, optionalFn, or, positive } from './validate';
+import { fail, num, optionalFn, or, positive, shaped } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -70,6 +72,19 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
   readonly maxRetryAfterMs?: number | undefined;
   /** Called before each sleep, and awaited. If it throws, `retry()` rejects with what it threw. Default: none. */
   readonly onRetry?: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
+  /**
+   * A retry budget from {@link createRetryBudget}, shared by the calls that pass it: each call's first attempt
+   * deposits, each retry withdraws, and a retry it refuses makes `retry()` give up at once with reason `'budget'`.
+   * Default: none (retries bounded only by `maxAttempts` and `timeoutMs`).
+   */
+  readonly budget?: RetryBudget | undefined;
+  /**
+   * A circuit breaker from {@link createCircuitBreaker}, shared by the calls that pass it. While it is open, a call
+   * rejects at once with a `CircuitOpenError` without calling `fn`, and a call between attempts gives up with reason
+   * `'circuit-open'`. Each attempt's outcome is reported to it: a success, or a failure this policy's `isTransient`
+   * calls transient (a timed-out attempt or a retried result counts as one too). Default: none.
+   */
+  readonly breaker?: CircuitBreaker | undefined;
 }
 
 /** A validated, frozen policy, every default filled in: what {@link createPolicy} returns. */
@@ -82,6 +97,8 @@ export interface RetryPolicy<T = unknown> extends Backoff {
   readonly shouldRetryResult: ((value: T, attempt: number) => boolean | PromiseLike<boolean>) | undefined;
   readonly maxRetryAfterMs: number;
   readonly onRetry: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
+  readonly budget: RetryBudget | undefined;
+  readonly breaker: CircuitBreaker | undefined;
 }
 
 /** The options `retry()` knows: every other key is an error that names it. */
@@ -99,6 +116,8 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'shouldRetryResult',
   'maxRetryAfterMs',
   'onRetry',
+  'budget',
+  'breaker',
 ]);
 
 /** What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel) write, and ours. */
@@ -173,6 +192,8 @@ class Policy<T> implements RetryPolicy<T> {
   declare readonly shouldRetryResult: RetryPolicy<T>['shouldRetryResult'];
   declare readonly maxRetryAfterMs: number;
   declare readonly onRetry: RetryPolicy<T>['onRetry'];
+  declare readonly budget: RetryBudget | undefined;
+  declare readonly breaker: CircuitBreaker | undefined;
 
   constructor(options: RetryOptions<T>) {
     normalizeBackoff(options, this);
@@ -193,12 +214,14 @@ class Policy<T> implements RetryPolicy<T> {
     this.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
     this.maxRetryAfterMs = positive('maxRetryAfterMs', or(options.maxRetryAfterMs, 60_000));
     this.onRetry = optionalFn('onRetry', options.onRetry);
+    this.budget = shaped('budget', options.budget, 'tryWithdraw', 'a RetryBudget (createRetryBudget())');
+    this.breaker = shaped('breaker', options.breaker, 'admit', 'a CircuitBreaker (createCircuitBreaker())');
     for (const key of Object.keys(options)) if (!KNOWN.has(key)) unknownOption(key);
   }
 }
 
 /** The policy `retry()` uses when given none. */
-const DEFAULT_POLICY = /* @__PURE__ */ Object.freeze(new Policy({}));
+const DEFAULT_POLICY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ new Policy({}));
 
 /** A policy `retry()` can use: the one given if {@link createPolicy} made it, else a freshly validated one. */
 export function toPolicy<T>(options: RetryOptions<T> | undefined): RetryPolicy<T> {

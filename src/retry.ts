@@ -1,3 +1,4 @@
+import type { CircuitBreaker } from './breaker';
 import { type Decision, decide } from './decide';
 import { ErrorLog, RetryError, type StopReason } from './errors';
 import { type RetryContext, type RetryOptions, toPolicy } from './policy';
@@ -84,7 +85,7 @@ export async function retry<T>(
 ): Promise<T> {
   if (typeof fn !== 'function') fail(TypeError, 'fn', 'a function', fn);
   const p = toPolicy(policy);
-  const { signal, timeoutMs, attemptTimeoutMs } = p;
+  const { signal, timeoutMs, attemptTimeoutMs, breaker } = p;
   if (signal?.aborted) throw signal.reason;
   const start = now();
   const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
@@ -98,6 +99,7 @@ export async function retry<T>(
   let attempt = 1;
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
   let spinsFromMs = 0;
+  let probe: CircuitBreaker | undefined; // the breaker, while it awaits this attempt's outcome
 
   try {
     for (; ; attempt++) {
@@ -107,6 +109,17 @@ export async function retry<T>(
         reason = 'timeout';
         break;
       }
+      if (breaker !== undefined) {
+        const refused = breaker.admit();
+        if (refused !== undefined) {
+          if (attempt === 1) throw refused;
+          attempt--; // the breaker opened during the sleep: give up without this attempt
+          reason = 'circuit-open';
+          break;
+        }
+        probe = breaker;
+      }
+      if (attempt === 1) p.budget?.deposit();
       const context = new Attempt(attempt, startedMs);
       if (watch !== undefined) watch.current = context;
       let outcome: unknown;
@@ -132,11 +145,22 @@ export async function retry<T>(
         );
         Attempt.stop(context, outcome);
         failed = true;
+        if (!byDeadline && probe !== undefined) {
+          probe.recordFailure(); // an attempt timeout is a transient failure
+          probe = undefined;
+        }
       } else {
         let verdict: unknown = failed ? p.isTransient(outcome, attempt) : p.shouldRetryResult?.(outcome as T, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs);
         if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
+        if (probe !== undefined && !byDeadline) {
+          if (verdict) probe.recordFailure();
+          else if (failed)
+            probe.release(); // a permanent error: says nothing of the dependency
+          else probe.recordSuccess();
+          probe = undefined;
+        }
         if (!byDeadline && !verdict) {
           if (failed) throw outcome;
           return outcome as T;
@@ -193,6 +217,7 @@ export async function retry<T>(
     }
   } finally {
     watch?.release();
+    probe?.release(); // an attempt that ended without an outcome (an abort, the deadline, a throwing callback)
   }
 
   if (!lastFailed) return last as T;
@@ -201,7 +226,9 @@ export async function retry<T>(
       ? `maxAttempts ${p.maxAttempts}`
       : reason === 'timeout'
         ? `timeoutMs ${timeoutMs}`
-        : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
+        : reason === 'retry-after'
+          ? `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`
+          : undefined;
   throw new RetryError({
     reason,
     errors: (errors as ErrorLog).toArray(),

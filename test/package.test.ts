@@ -53,6 +53,7 @@ describe('package contract', () => {
 
   it('index.ts only re-exports', () => {
     const lines = readFileSync(join(root, 'src', 'index.ts'), 'utf8')
+      .replace(/\{[^}]*\}/g, '{ ... }') // an export list the formatter wrapped is still one statement
       .split('\n')
       .filter((l) => l.trim() !== '');
     for (const line of lines) expect(line).toMatch(/^export \{/);
