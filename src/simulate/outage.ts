@@ -3,7 +3,7 @@ import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
 import { OutageServer } from './server';
-import { resolveStrategy, STRATEGIES, type Strategy } from './strategies';
+import { protectedPolicy, type ResolvedStrategy, resolveStrategy, STRATEGIES, type Strategy } from './strategies';
 
 /** The outage scenario's settings; every field is optional. */
 export interface OutageOptions {
@@ -68,6 +68,7 @@ export interface OutageResult {
 const ARRIVE = 0;
 const SUCCEEDED = 1;
 const FAILED = 2;
+const SEND = 3;
 
 /** Nearest-rank percentile of sorted values, NaN for none. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
@@ -104,20 +105,22 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
   };
   const strategies = (options.strategies ?? (Object.keys(STRATEGIES) as Strategy[])).map(resolveStrategy);
   const results = strategies.map((strategy, i) => {
-    const figures = runOutage(settings, strategy.name, strategy.policy);
+    const figures = runOutage(settings, strategy);
     options.onProgress?.(i + 1, strategies.length);
     return figures;
   });
   return { scenario: 'outage', settings, results };
 }
 
-function runOutage(
-  s: OutageResult['settings'],
-  name: string,
-  backoff: Parameters<typeof createPolicy>[0],
-): OutageFigures {
+function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): OutageFigures {
   const rng = createRng(s.seed);
-  const policy = createPolicy({ ...backoff, maxAttempts: s.maxAttempts, timeoutMs: s.timeoutMs, random: rng.next });
+  const event = { time: 0, client: 0, kind: 0 };
+  const policy = createPolicy({
+    ...protectedPolicy(strategy, () => event.time),
+    maxAttempts: s.maxAttempts,
+    timeoutMs: s.timeoutMs,
+    random: rng.next,
+  });
   const n = s.clients;
   const retries = new ClientRetries(n, policy);
   const firstSend = new Float64Array(n);
@@ -129,18 +132,24 @@ function runOutage(
   for (let c = 0; c < n; c++) {
     const at = rng.next() * s.startWindowMs;
     firstSend[c] = at;
-    queue.push(at + hop(), c, ARRIVE);
+    queue.push(at, c, SEND);
   }
 
   let succeeded = 0;
   let gaveUp = 0;
   let lastFinishMs = 0;
-  const event = { time: 0, client: 0, kind: 0 };
   while (queue.pop(event)) {
     const { time, client } = event;
-    if (event.kind === ARRIVE) {
+    if (event.kind === SEND) {
+      if (retries.start(client)) queue.push(time + hop(), client, ARRIVE);
+      else {
+        gaveUp++; // the circuit breaker refused it: CircuitOpenError, or a RetryError 'circuit-open'
+        lastFinishMs = Math.max(lastFinishMs, time);
+      }
+    } else if (event.kind === ARRIVE) {
       queue.push(time + hop(), client, server.arrive(time) ? SUCCEEDED : FAILED);
     } else if (event.kind === SUCCEEDED) {
+      retries.succeeded();
       latencies[succeeded++] = time - (firstSend[client] as number);
       lastFinishMs = Math.max(lastFinishMs, time);
     } else {
@@ -149,13 +158,13 @@ function runOutage(
         gaveUp++;
         lastFinishMs = Math.max(lastFinishMs, time);
       } else {
-        queue.push(time + d.delayMs + hop(), client, ARRIVE);
+        queue.push(time + d.delayMs, client, SEND);
       }
     }
   }
 
   return summarize(
-    name,
+    strategy.name,
     {
       requests: server.received,
       succeeded,
