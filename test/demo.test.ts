@@ -11,6 +11,8 @@ describe('the real-server demo', () => {
       'naive loop, fixed 100 ms',
       'herdless, full jitter',
       'herdless, decorrelated',
+      'herdless, full + budget',
+      'herdless, full + budget + breaker',
     ]);
     for (const r of results) {
       expect(r.sent).toBe(r.received);
@@ -21,6 +23,16 @@ describe('the real-server demo', () => {
       expect(r.requests).toBeGreaterThanOrEqual(30);
       expect(r.requests).toBeLessThanOrEqual(30 * 5);
     }
+    // A budget holds retries to 10% of 30 first attempts plus its reserve, well under what the naive loop sends.
+    const [naive, , , budget, both] = results as [
+      (typeof results)[0],
+      unknown,
+      unknown,
+      (typeof results)[0],
+      (typeof results)[0],
+    ];
+    expect(budget.requests).toBeLessThan(naive.requests);
+    expect(both.requests).toBeLessThanOrEqual(budget.requests);
   }, 20_000);
 
   it('stops early when its signal aborts, closing the server', async () => {
