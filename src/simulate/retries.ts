@@ -25,7 +25,8 @@ export class ClientRetries {
    */
   start(client: number): boolean {
     const { breaker, budget } = this.#policy;
-    if (breaker?.admit() !== undefined) return false;
+    // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
+    if (breaker !== undefined && (breaker.state === 'open' || breaker.admit() !== undefined)) return false;
     if (this.#failed[client] === 0) budget?.deposit();
     return true;
   }
