@@ -30,6 +30,25 @@ async function load() {
       }
     }
   }
+  // fn that fails twice, then succeeds: the delay-0 path, against a loop that retries at once.
+  const error = Object.assign(new Error('busy'), { status: 503 });
+  const flaky = () => {
+    let n = 0;
+    return async () => {
+      if (++n < 3) throw error;
+      return n;
+    };
+  };
+  async function handWrittenAtOnce(work, attempts = 3) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (e) {
+        if (attempt >= attempts) throw e;
+      }
+    }
+  }
+  const zero = createPolicy({ baseMs: 0, capMs: 0 });
   const policy = createPolicy({ maxAttempts: 3 });
   const guarded = createPolicy({ timeoutMs: 60_000, signal: new AbortController().signal });
   const cockatiel = cockatielRetry(handleAll, { maxAttempts: 2, backoff: new ExponentialBackoff() });
@@ -40,6 +59,8 @@ async function load() {
     'herdless retry(fn, createPolicy(...))': () => retry(fn, policy),
     'herdless retry(fn, { maxAttempts: 3 }), checked per call': () => retry(fn, { maxAttempts: 3 }),
     'herdless retry(fn, policy with signal + timeoutMs)': () => retry(fn, guarded),
+    'fails twice: hand-written loop, no wait': () => handWrittenAtOnce(flaky()),
+    'fails twice: herdless retry(fn, { baseMs: 0 } policy)': () => retry(flaky(), zero),
     'cockatiel 3.2.1 retry(handleAll).execute(fn)': () => cockatiel.execute(fn),
     'exponential-backoff 3.1.3 backOff(fn)': () => backOff(fn),
     'p-retry 7.1.1 pRetry(fn)': () => pRetry(fn, { retries: 2 }),

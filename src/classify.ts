@@ -5,10 +5,11 @@ const TRANSIENT_STATUSES = /* @__PURE__ */ new Set([408, 425, 429, 500, 502, 503
 const NETWORK_CODES = /* @__PURE__ */ new Set([
   'ECONNRESET',
   'ECONNREFUSED',
-  'ECONNABORTED',
+  'ECONNABORTED', // also axios's timeout
   'ETIMEDOUT',
   'EPIPE',
   'EAI_AGAIN',
+  'ENOTFOUND', // a DNS failure: the name may resolve again (the AWS SDK retries it too)
   'ENETUNREACH',
   'ENETDOWN',
   'EHOSTUNREACH',
@@ -16,6 +17,7 @@ const NETWORK_CODES = /* @__PURE__ */ new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
+  'ERR_NETWORK', // axios, when the request failed without a response (the browser's network error)
 ]);
 
 /** The messages of the TypeError that `fetch` rejects with on a network failure, runtime by runtime. */
@@ -39,7 +41,40 @@ const PERMANENT_NAMES = /* @__PURE__ */ new Set([
   'ReferenceError',
   'RetryError',
   'CircuitOpenError',
+  'CanceledError', // axios: the caller cancelled the request
+  'CancelError', // got: the caller cancelled the request
 ]);
+
+/**
+ * AWS SDK v3 error names that mean throttling or a passing timeout, whatever the status (a throttled DynamoDB call is a
+ * 400): THROTTLING_ERROR_CODES and TRANSIENT_ERROR_CODES of @smithy/service-error-classification (src/constants.ts).
+ */
+const AWS_TRANSIENT_NAMES = /* @__PURE__ */ new Set([
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+
+/**
+ * gRPC status codes worth retrying: DEADLINE_EXCEEDED (4), RESOURCE_EXHAUSTED (8), ABORTED (10), UNAVAILABLE (14).
+ * Every other code, 0 to 16, is permanent.
+ */
+const GRPC_TRANSIENT_CODES = /* @__PURE__ */ new Set([4, 8, 10, 14]);
+const GRPC_MAX_CODE = 16;
 
 /** How deep {@link isNetworkError} follows `cause`: enough for wrapped fetch errors, bounded against cycles. */
 const MAX_CAUSE_DEPTH = 8;
@@ -85,9 +120,9 @@ export function isTransientStatus(status: number): boolean {
 
 /**
  * Whether an error, or any error in its `cause` chain (8 deep at most), is a network failure: a socket or DNS error
- * code (`ECONNRESET`, `ECONNREFUSED`, `ECONNABORTED`, `ETIMEDOUT`, `EPIPE`, `EAI_AGAIN`, `ENETUNREACH`, `ENETDOWN`,
- * `EHOSTUNREACH`), undici's `UND_ERR_SOCKET`, `UND_ERR_CONNECT_TIMEOUT`, `UND_ERR_HEADERS_TIMEOUT`,
- * `UND_ERR_BODY_TIMEOUT`, or the TypeError that `fetch` rejects with when the network fails, in any runtime
+ * code (`ECONNRESET`, `ECONNREFUSED`, `ECONNABORTED`, `ETIMEDOUT`, `EPIPE`, `EAI_AGAIN`, `ENOTFOUND`, `ENETUNREACH`,
+ * `ENETDOWN`, `EHOSTUNREACH`), undici's `UND_ERR_SOCKET`, `UND_ERR_CONNECT_TIMEOUT`, `UND_ERR_HEADERS_TIMEOUT`,
+ * `UND_ERR_BODY_TIMEOUT`, axios's `ERR_NETWORK`, or the TypeError that `fetch` rejects with when the network fails, in any runtime
  * (`'fetch failed'`, `'Failed to fetch'`, `'Load failed'`, ...).
  *
  * @example
@@ -106,15 +141,35 @@ export function isNetworkError(error: unknown): boolean {
 }
 
 /**
+ * What an AWS SDK v3 or a gRPC error says of itself, before its HTTP status is read; `undefined` for other errors.
+ * - AWS SDK v3 (a `$metadata` object): a `$retryable` trait, or a throttling or timeout name, is transient.
+ * - gRPC (`@grpc/grpc-js`'s `callErrorFromStatus`: an integer `code` from 0 to 16 beside a `metadata` object; also
+ *   Connect's and grpc-web's errors): transient iff the code is in {@link GRPC_TRANSIENT_CODES}.
+ */
+function clientVerdict(error: Bag): boolean | undefined {
+  const { $metadata, $retryable, code, metadata } = error;
+  if (isObject($retryable) || (isObject($metadata) && AWS_TRANSIENT_NAMES.has(error.name as string))) return true;
+  if (isObject(metadata) && Number.isInteger(code) && (code as number) >= 0 && (code as number) <= GRPC_MAX_CODE) {
+    return GRPC_TRANSIENT_CODES.has(code as number);
+  }
+  return undefined;
+}
+
+/**
  * The default classifier of `retry()`: whether a failure may pass if the call is tried again.
  *
- * 1. An error with an HTTP status (see {@link getStatus}) is transient iff {@link isTransientStatus}.
- * 2. A network failure (see {@link isNetworkError}) is transient.
- * 3. An `AbortError`, a `RetryError` (an inner `retry()` already gave up: retrying it would multiply attempts), and
- *    `TypeError`, `RangeError`, `SyntaxError`, `ReferenceError` (bugs) are permanent.
- * 4. Anything else, a plain `Error`, your own error class or a thrown string, is transient.
+ * 1. An AWS SDK v3 error with a `$retryable` trait or a throttling name (`ThrottlingException`, `SlowDown`, ...) is
+ *    transient whatever its status; a gRPC error (a numeric `code` with `metadata`) is transient iff its code is
+ *    UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED or ABORTED.
+ * 2. An error with an HTTP status (see {@link getStatus}: fetch, axios, got, ky, the AWS SDK) is transient iff
+ *    {@link isTransientStatus}.
+ * 3. A network failure (see {@link isNetworkError}, including axios's `ERR_NETWORK` and `ECONNABORTED`) is transient.
+ * 4. An `AbortError`, a cancelled axios or got request (`CanceledError`, `CancelError`), a `RetryError` (an inner
+ *    `retry()` already gave up: retrying it would multiply attempts), and `TypeError`, `RangeError`, `SyntaxError`,
+ *    `ReferenceError` (bugs) are permanent.
+ * 5. Anything else, a plain `Error`, your own error class or a thrown string, is transient.
  *
- * Rule 4 is lenient on purpose: an unknown failure is usually worth a few bounded, jittered tries. To be stricter,
+ * Rule 5 is lenient on purpose: an unknown failure is usually worth a few bounded, jittered tries. To be stricter,
  * pass your own `isTransient` to `retry()` and compose: `(e) => e instanceof MyTransientError || isNetworkError(e)`.
  *
  * @example
@@ -126,6 +181,8 @@ export function isNetworkError(error: unknown): boolean {
  * ```
  */
 export function isTransient(error: unknown): boolean {
+  const client = isObject(error) ? clientVerdict(error) : undefined;
+  if (client !== undefined) return client;
   const status = getStatus(error);
   if (status !== undefined) return isTransientStatus(status);
   if (isNetworkError(error)) return true;

@@ -18,7 +18,13 @@ import {
   svgChart,
   terminalChart,
 } from './simulate/index';
-import { STRATEGIES, type Strategy } from './simulate/strategies';
+import { STRATEGIES, type Strategy, type StrategyName } from './simulate/strategies';
+
+/** A built-in strategy, then the same policy under the old Retry-After rule, starred, side by side. */
+const withOldRule = (name: StrategyName): Strategy[] => [
+  name,
+  { name: `${name}*`, policy: STRATEGIES[name], retryAfter: 'floor-plus-backoff' },
+];
 
 export const USAGE = `Usage: herdless simulate [flags]
        herdless --version | --help
@@ -54,6 +60,9 @@ Outage and overload:
 
 Outage only:
   --timeout 30s                 each client's deadline, its timeoutMs (default: none)
+  --retry-after 2s              the server answers 429 with this Retry-After during the outage; each strategy
+                                also runs, starred (full*), under the old rule: the server's wait plus the
+                                attempt's backoff (a simulator-only reference; herdless spreads over the wait)
 
 Overload only:
   --queue-limit none|1s         none (default): an unbounded queue; 1s: the server sheds work beyond 1 s of queue
@@ -79,6 +88,7 @@ const SCENARIO_OF_FLAG: Readonly<Record<string, readonly string[]>> = {
   breaker: ['outage', 'overload'],
   svg: ['outage', 'overload'],
   timeout: ['outage'],
+  'retry-after': ['outage'],
   runs: ['contention'],
   'queue-limit': ['overload'],
   slowdown: ['overload'],
@@ -198,6 +208,7 @@ function run(args: readonly string[], io: Io): number {
       'queue-limit': { type: 'string' },
       slowdown: { type: 'string' },
       load: { type: 'string' },
+      'retry-after': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -287,6 +298,11 @@ function run(args: readonly string[], io: Io): number {
   const maxAttempts = positiveInteger('max-attempts', values['max-attempts'], 10);
   const timeoutMs = values.timeout === undefined ? Infinity : parseDuration('timeout', values.timeout);
   if (timeoutMs <= 0) throw new UsageError(`--timeout must be longer than 0, got '${values.timeout}'`);
+  const hint = values['retry-after'];
+  const retryAfterMs = hint === undefined ? 0 : parseDuration('retry-after', hint);
+  if (hint !== undefined && retryAfterMs <= 0)
+    throw new UsageError(`--retry-after must be longer than 0, got '${hint}'`);
+  const names = (strategies ?? Object.keys(STRATEGIES)) as StrategyName[];
   const result = simulateOutage({
     clients,
     outageMs,
@@ -294,8 +310,9 @@ function run(args: readonly string[], io: Io): number {
     capacityWindowMs: windowMs,
     maxAttempts,
     timeoutMs,
+    retryAfterMs,
     seed,
-    ...(strategies ? { strategies: strategies as Strategy[] } : {}),
+    strategies: retryAfterMs > 0 ? names.flatMap(withOldRule) : names,
     onProgress: progress,
   });
   endProgress();
@@ -307,7 +324,10 @@ function run(args: readonly string[], io: Io): number {
       values.svg,
       svgChart(series, {
         ...chart,
-        title: `${clients} clients, ${outageMs / 1_000} s outage, capacity ${capacity} per ${windowMs} ms`,
+        title:
+          `${clients} clients, ${outageMs / 1_000} s outage` +
+          (retryAfterMs > 0 ? ` (429, Retry-After ${formatMs(retryAfterMs)})` : '') +
+          `, capacity ${capacity} per ${windowMs} ms`,
       }),
     );
   }
@@ -315,8 +335,14 @@ function run(args: readonly string[], io: Io): number {
     io.out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   }
+  const told =
+    retryAfterMs > 0
+      ? `during the outage it answers 429 with Retry-After ${formatMs(retryAfterMs)}\n` +
+        `* the old rule, for comparison: that wait plus the attempt's backoff\n`
+      : '';
   io.out(
     `outage: ${clients} clients fail for ${outageMs / 1_000} s, then the server serves ${capacity} per ${windowMs} ms\n` +
+      told +
       `each client: max ${maxAttempts} attempts${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
   );
   io.out(`${outageTable(result.results, capacity)}\n\n${terminalChart(series, chart)}\n`);

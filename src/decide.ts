@@ -1,22 +1,25 @@
-import { delayFor } from './delay';
+import { delayFor, spreadAfter } from './delay';
 import type { StopReason } from './errors';
 import type { RetryPolicy } from './policy';
 
 /**
  * The decision after a transient failure, as a value: retry after `delayMs`, or stop for a named reason.
- * `backoffMs` is the jittered part of the delay, what `'decorrelated'` jitter grows from next time.
+ * `backoffMs` is the client's own backoff, what `'decorrelated'` jitter grows from next time: the delay when the
+ * server gave no wait, and the previous backoff (unchanged, `undefined` if none yet) when it did, since that sleep
+ * was the server's, not the client's.
  */
 export type Decision =
-  | { readonly retry: true; readonly delayMs: number; readonly backoffMs: number }
+  | { readonly retry: true; readonly delayMs: number; readonly backoffMs: number | undefined }
   | { readonly retry: false; readonly reason: StopReason };
 
 /**
  * Whether to retry after `attempt` failed, `elapsedMs` into the call, the server having asked for `retryAfterMs`
  * (or not). Checks, in order: attempts left, the server's wait against `maxRetryAfterMs`, and whether the sleep would
  * end at or after the deadline; then whether the policy's circuit breaker is closed and its retry budget holds a retry
- * (spending it: the budget is asked last, so only a retry that happens spends). The delay is the server's wait plus
- * the jittered backoff on top, so clients told the same moment do not return together. Pure but for `policy.random`
- * and the shared budget and breaker.
+ * (spending it: the budget is asked last, so only a retry that happens spends). With no wait from the server (or a
+ * wait of 0) the delay is the jittered backoff; with one, it is that wait plus a spread that grows with it
+ * ({@link spreadAfter}), so clients told the same moment do not return together. Pure but for `policy.random` and
+ * the shared budget and breaker.
  */
 export function decide(
   policy: RetryPolicy<never>,
@@ -28,8 +31,9 @@ export function decide(
   if (attempt >= policy.maxAttempts) return { retry: false, reason: 'attempts' };
   if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs)
     return { retry: false, reason: 'retry-after' };
-  const backoffMs = delayFor(policy, attempt, previousBackoffMs);
-  const delayMs = (retryAfterMs ?? 0) + backoffMs;
+  const hinted = retryAfterMs !== undefined && retryAfterMs > 0;
+  const delayMs = hinted ? spreadAfter(retryAfterMs, policy) : delayFor(policy, attempt, previousBackoffMs);
+  const backoffMs = hinted ? previousBackoffMs : delayMs;
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
   if (policy.breaker !== undefined && policy.breaker.state !== 'closed')
     return { retry: false, reason: 'circuit-open' };

@@ -68,8 +68,12 @@ export class ErrorLog {
   }
 }
 
-/** The brand that makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless. */
-const BRAND = /* @__PURE__ */ Symbol.for('herdless.RetryError');
+/**
+ * The brand that makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless: a
+ * prototype getter with a namespaced string key, as global as a `Symbol.for` key, and unlike a computed key it lets
+ * bundlers drop the class when it is not imported.
+ */
+const BRAND = 'herdless.RetryError';
 
 /**
  * The rejection of `retry()` when it gives up on transient failures. A non-transient error is rethrown as it
@@ -121,7 +125,7 @@ export class RetryError extends Error {
   }
 
   /** The brand, on the prototype (not an own property: it stays out of spreads and comparisons). */
-  get [BRAND](): true {
+  get 'herdless.RetryError'(): true {
     return true;
   }
 
@@ -136,3 +140,59 @@ export class RetryError extends Error {
     }
   }
 }
+
+/** The brand of {@link permanent}'s wrapper, shared by both builds (ESM and CJS) of herdless (see BRAND). */
+const PERMANENT = 'herdless.permanent';
+
+/** What {@link permanent} returns: an Error (so that a stray one still has a stack and a message) holding `error`. */
+class PermanentError extends Error {
+  override readonly name = 'PermanentError';
+  constructor(readonly error: unknown) {
+    super(`herdless: permanent failure (thrown with permanent() outside retry()?): ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+  get 'herdless.permanent'(): true {
+    return true;
+  }
+}
+
+/**
+ * Marks an error as permanent: `throw permanent(err)` from `fn` stops retrying at once, and `retry()` rejects with
+ * `err` itself, whatever `isTransient` would say (p-retry's `AbortError`, Go's `backoff.Permanent`). `onFailure`
+ * still sees the failure, with `err` as its error. Recognised from either build of herdless (ESM or CJS).
+ *
+ * Nesting: an inner `retry()` unwraps it and rejects with `err`; an outer `retry()` around it then sees `err` itself
+ * and classifies it as usual. To stop the outer one too, throw `permanent(err)` again from the outer `fn`.
+ *
+ * Choose it when `fn` knows better than any classifier (a 404 that means "gone", a validation error from your own
+ * API); choose `isTransient` when the rule is about kinds of errors and belongs to the policy.
+ *
+ * @example
+ * ```ts
+ * import { permanent, retry } from 'herdless';
+ * const user = await retry(async () => {
+ *   const res = await fetch(url);
+ *   if (res.status === 404) throw permanent(new Error('no such user'));
+ *   if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { response: res });
+ *   return res.json();
+ * });
+ * ```
+ */
+export function permanent(error: unknown): Error {
+  return new PermanentError(error);
+}
+
+/** The error `permanent()` wrapped, if `value` is its wrapper (from either build); else {@link NOT_PERMANENT}. */
+export function unwrapPermanent(value: unknown): unknown {
+  try {
+    if (typeof value === 'object' && value !== null && (value as { [PERMANENT]?: unknown })[PERMANENT] === true)
+      return (value as PermanentError).error;
+  } catch {
+    // a revoked Proxy or a throwing getter is no wrapper
+  }
+  return NOT_PERMANENT;
+}
+
+/** What {@link unwrapPermanent} returns for anything but a wrapper. */
+export const NOT_PERMANENT: unique symbol = /* @__PURE__ */ Symbol('herdless.notPermanent');

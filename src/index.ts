@@ -10,7 +10,15 @@ export {
 export { createRetryBudget, type RetryBudget, type RetryBudgetOptions } from './budget';
 export { getStatus, isNetworkError, isTransient, isTransientStatus } from './classify';
 export { type Backoff, type BackoffOptions, computeDelay, type Jitter } from './delay';
-export { RetryError, type RetryErrorInit, type StopReason } from './errors';
-export { createPolicy, type RetryContext, type RetryEvent, type RetryOptions, type RetryPolicy } from './policy';
+export { permanent, RetryError, type RetryErrorInit, type StopReason } from './errors';
+export { type Fetch, type RetryingFetchOptions, retryingFetch } from './http/fetch';
+export {
+  createPolicy,
+  type FailureEvent,
+  type RetryContext,
+  type RetryEvent,
+  type RetryOptions,
+  type RetryPolicy,
+} from './policy';
 export { retry } from './retry';
 export { parseRetryAfter, readRetryAfter } from './retry-after';

@@ -2,6 +2,7 @@ import type { CircuitBreaker } from './breaker';
 import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, type Jitter, normalizeBackoff } from './delay';
+import { readRetryAfter } from './retry-after';
 import { fail, num, optionalFn, or, positive, shaped } from './validate';
 
 /** What `retry()` passes to each attempt. */
@@ -18,10 +19,32 @@ export interface RetryContext {
   readonly elapsedMs: number;
 }
 
+/** What `onFailure` receives after every failed attempt (frozen). */
+export interface FailureEvent {
+  /** The attempt that failed, 1-based. */
+  readonly attempt: number;
+  /**
+   * Its error (a `TimeoutError` DOMException for an attempt abandoned by its timeout or the deadline; for
+   * `throw permanent(err)`, `err` itself); `undefined` when a result was retried.
+   */
+  readonly error: unknown;
+  /** The result that `shouldRetryResult` rejected; else `undefined`. */
+  readonly value?: unknown;
+  /**
+   * `maxAttempts - attempt`: how many attempts the policy still allows (`Infinity` when `maxAttempts` is). 0 on the
+   * last attempt; the deadline, a permanent error or the server's wait may still stop sooner.
+   */
+  readonly attemptsLeft: number;
+  /** Milliseconds since `retry()` was called. */
+  readonly elapsedMs: number;
+}
+
 /** What `onRetry` receives before each sleep (frozen). */
 export interface RetryEvent {
   /** The attempt that failed. */
   readonly attempt: number;
+  /** `maxAttempts - attempt`: attempts still allowed after this one (`Infinity` when `maxAttempts` is). */
+  readonly attemptsLeft: number;
   /** Its error; `undefined` when the retry is for a result that `shouldRetryResult` rejected. */
   readonly error: unknown;
   /** The retried result, when the retry is for a result; else `undefined`. */
@@ -70,8 +93,33 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
    * makes `retry()` give up at once with reason `'retry-after'`.
    */
   readonly maxRetryAfterMs?: number | undefined;
-  /** Called before each sleep, and awaited. If it throws, `retry()` rejects with what it threw. Default: none. */
+  /**
+   * Called before each sleep, and awaited: only when a retry follows. Choose it for metrics on retries ("retrying
+   * in 420 ms") and status updates. If it throws, `retry()` rejects with what it threw. Default: none.
+   */
   readonly onRetry?: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
+  /**
+   * Called after every failed attempt, awaited, before `isTransient` is asked: the last one, a permanent one, an
+   * attempt timeout and a result that `shouldRetryResult` rejected included (not the caller's abort, which is not a
+   * failure). Choose it to log every failure (`attemptsLeft` tells the last one). If it throws, `retry()` rejects
+   * with what it threw. Bounded by the deadline and the caller's abort, like every callback. Default: none.
+   */
+  readonly onFailure?: ((event: FailureEvent) => void | PromiseLike<void>) | undefined;
+  /**
+   * How long the server asked to wait, in ms, read from a failed attempt's error or a retried result: a number >= 0
+   * (Infinity: "not within maxRetryAfterMs"), or `undefined` for no hint. Default: {@link readRetryAfter}
+   * (`Retry-After`, `retry-after-ms` and the other headers it knows). Plug in your own for an API that says it
+   * elsewhere (`X-Backoff-Seconds`, a field of a JSON error body); the jitter on top and `maxRetryAfterMs` apply as
+   * to the default.
+   */
+  readonly retryAfter?: ((errorOrValue: unknown) => number | undefined) | undefined;
+  /**
+   * `true`: herdless's timers (sleeps, attempt timeouts, the deadline) do not keep the process alive, where the
+   * runtime's timers have `unref` (Node, Bun, Deno; elsewhere it does nothing). Choose it for background retries
+   * that must not delay a graceful shutdown: a pending `retry()` may then never settle, because the process exits
+   * first. Default `false`.
+   */
+  readonly unref?: boolean | undefined;
   /**
    * A retry budget from {@link createRetryBudget}, shared by the calls that pass it: each call's first attempt
    * deposits, each retry withdraws, and a retry it refuses makes `retry()` give up at once with reason `'budget'`.
@@ -97,6 +145,9 @@ export interface RetryPolicy<T = unknown> extends Backoff {
   readonly shouldRetryResult: ((value: T, attempt: number) => boolean | PromiseLike<boolean>) | undefined;
   readonly maxRetryAfterMs: number;
   readonly onRetry: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
+  readonly onFailure: ((event: FailureEvent) => void | PromiseLike<void>) | undefined;
+  readonly retryAfter: (errorOrValue: unknown) => number | undefined;
+  readonly unref: boolean;
   readonly budget: RetryBudget | undefined;
   readonly breaker: CircuitBreaker | undefined;
 }
@@ -116,6 +167,9 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'shouldRetryResult',
   'maxRetryAfterMs',
   'onRetry',
+  'onFailure',
+  'retryAfter',
+  'unref',
   'budget',
   'breaker',
 ]);
@@ -124,21 +178,17 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
 const HINTS: Readonly<Record<string, string>> = {
   retries: 'maxAttempts (retries + 1)',
   numOfAttempts: 'maxAttempts',
-  maxRetries: 'maxAttempts (maxRetries + 1)',
-  onFailedAttempt: 'onRetry',
+  onFailedAttempt: 'onFailure or onRetry',
   minTimeout: 'baseMs',
   startingDelay: 'baseMs',
-  initialDelay: 'baseMs',
   maxTimeout: 'capMs',
   maxDelay: 'capMs',
   timeMultiple: 'factor',
   maxRetryTime: 'timeoutMs',
-  timeout: 'timeoutMs (the whole call) or attemptTimeoutMs (each attempt)',
-  randomize: "jitter (full jitter by default; 'equal' with baseMs = 2 x minTimeout is randomize's [1, 2) spread)",
-  forever: 'maxAttempts: Infinity with a finite timeoutMs',
+  randomize: 'jitter',
+  forever: 'maxAttempts: Infinity with a timeoutMs',
   retry: 'isTransient',
   shouldRetry: 'isTransient',
-  delayFirstAttempt: 'nothing: the first attempt is never delayed',
 };
 
 /** Levenshtein distance, for a typo's suggestion; the strings are option names, so it is small. */
@@ -192,6 +242,9 @@ class Policy<T> implements RetryPolicy<T> {
   declare readonly shouldRetryResult: RetryPolicy<T>['shouldRetryResult'];
   declare readonly maxRetryAfterMs: number;
   declare readonly onRetry: RetryPolicy<T>['onRetry'];
+  declare readonly onFailure: RetryPolicy<T>['onFailure'];
+  declare readonly retryAfter: RetryPolicy<T>['retryAfter'];
+  declare readonly unref: boolean;
   declare readonly budget: RetryBudget | undefined;
   declare readonly breaker: CircuitBreaker | undefined;
 
@@ -214,6 +267,10 @@ class Policy<T> implements RetryPolicy<T> {
     this.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
     this.maxRetryAfterMs = positive('maxRetryAfterMs', or(options.maxRetryAfterMs, 60_000));
     this.onRetry = optionalFn('onRetry', options.onRetry);
+    this.onFailure = optionalFn('onFailure', options.onFailure);
+    this.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
+    const unref = or<unknown>(options.unref, false);
+    this.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
     this.budget = shaped('budget', options.budget, 'tryWithdraw', 'a RetryBudget (createRetryBudget())');
     this.breaker = shaped('breaker', options.breaker, 'admit', 'a CircuitBreaker (createCircuitBreaker())');
     for (const key of Object.keys(options)) if (!KNOWN.has(key)) unknownOption(key);

@@ -19,7 +19,8 @@ const HTTP_DATES = [
 ];
 
 /** The number a header value writes in digits only (surrounding spaces allowed), else undefined. Linear time. */
-function delta(value: string): number | undefined {
+function delta(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   const text = value.trim();
   return /^\d+$/.test(text) ? Number(text) : undefined;
 }
@@ -76,30 +77,141 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
-type Headers = { get(name: string): string | null } | Record<string, unknown>;
+/** A header value as text: a string as it is, the first of an array (a repeated header, gRPC metadata), a finite
+ * number in decimal (`{ 'retry-after': 3 }`); anything else is absent. */
+function text(value: unknown): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  if (typeof first === 'number') return Number.isFinite(first) ? String(first) : undefined;
+  return typeof first === 'string' ? first : undefined;
+}
 
-/** A header's value from a `Headers`-like object (`get`, case-insensitive there) or a plain object (any key case). */
-function header(headers: Headers, name: string): unknown {
-  if (typeof headers.get === 'function') return (headers as { get(name: string): unknown }).get(name) ?? undefined;
+/** Reads one header by its lower-case name. */
+type Lookup = (name: string) => string | undefined;
+
+/**
+ * A lookup into headers: `get()` for a `Headers`-like object (fetch's Headers, axios's AxiosHeaders, gRPC's Metadata,
+ * a Map), else the object's own keys in any case (Node's and got's plain objects, the AWS SDK's HttpResponse headers);
+ * `undefined` for an object with no keys.
+ */
+function lookup(headers: object): Lookup | undefined {
+  const { get } = headers as { get?: unknown };
+  if (typeof get === 'function') return (name) => text(get.call(headers, name));
+  let lower: Map<string, unknown> | undefined;
   for (const key in headers) {
-    if (key.toLowerCase() === name) {
-      const value = (headers as Record<string, unknown>)[key];
-      return Array.isArray(value) ? value[0] : value;
-    }
+    lower ??= new Map();
+    const name = key.toLowerCase();
+    if (!lower.has(name)) lower.set(name, (headers as Record<string, unknown>)[key]);
   }
-  return undefined;
+  return lower === undefined ? undefined : (name) => text(lower.get(name)); // no keys: nothing to parse
 }
 
 /**
- * How long a server asked to wait, in ms, from the headers of a failed call: `source.headers` or
- * `source.response.headers`, a `Headers` instance or a plain object with keys in any case. `retry-after-ms`
- * (milliseconds, digits only) wins over `Retry-After` (see {@link parseRetryAfter}). `undefined` if neither is there
- * and valid. Never throws.
+ * Where a source keeps its headers: `headers` (a Response, a got or Node response), `response.headers` (axios, got,
+ * ky errors), `$response.headers` (AWS SDK v3 errors), `metadata` (gRPC errors); else the source itself, if it is a
+ * `Headers`-like object (with `get`) or a plain object of header names; an error without headers has none.
+ */
+function headersOf(source: Record<string, unknown>): object | undefined {
+  const { headers, response, $response, metadata } = source;
+  if (isObject(headers)) return headers;
+  if (isObject(response) && isObject(response.headers)) return response.headers;
+  if (isObject($response) && isObject($response.headers)) return $response.headers;
+  if (isObject(metadata)) return metadata;
+  const proto = Object.getPrototypeOf(source);
+  // The source itself, if it is headers; an error's own fields (`status`, `code`) are not.
+  return proto === Object.prototype || proto === null || typeof source.get === 'function' ? source : undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** Decimal seconds (`12`, `1470173023.123`), surrounding spaces allowed, else undefined. Linear time. */
+function seconds(value: string | undefined): number | undefined {
+  const text = value?.trim();
+  return text !== undefined && /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : undefined;
+}
+
+/** Whether a quota is used up: its remaining count is 0, or not sent (then its reset is all the server said). */
+const exhausted = (remaining: string | undefined): boolean => remaining === undefined || delta(remaining) === 0;
+
+/** A wait in whole ms from seconds, never more than the longest wait. */
+const fromSeconds = (s: number): number => Math.min(Math.ceil(s * 1000), MAX_WAIT_MS);
+
+/**
+ * X-RateLimit-Reset's rule: 10^9 or more is an epoch time in seconds (GitHub, Discord; 10^9 s after 1970 is
+ * September 2001, and no server asks to wait 31 years), less is a delta in seconds (Reddit).
+ */
+const EPOCH_SECONDS = 1e9;
+
+/**
+ * The structured `RateLimit` field of the IETF draft "RateLimit header fields for HTTP"
+ * (`"default";r=0;t=30, "burst";r=5;t=1`): the longest `t` (seconds until the quota resets) of the policies that are
+ * used up (`r=0`, or no `r`). Members are split on commas; a policy name holding a comma is not supported.
+ */
+function structuredReset(value: string): number | undefined {
+  let longest: number | undefined;
+  for (const member of value.split(',')) {
+    const params = new Map<string, string>();
+    for (const param of member.split(';').slice(1)) {
+      const at = param.indexOf('=');
+      if (at > 0) params.set(param.slice(0, at).trim(), param.slice(at + 1).trim());
+    }
+    const t = delta(params.get('t'));
+    if (t !== undefined && exhausted(params.get('r'))) longest = Math.max(longest ?? 0, t);
+  }
+  return longest;
+}
+
+/**
+ * The server's wait in ms from its headers, in one precedence (the first one present and valid wins):
+ * 1. `grpc-retry-pushback-ms`: ms; negative or not an integer means "do not retry" (gRFC A6), read as `Infinity`.
+ * 2. `retry-after-ms`, then 3. `x-ms-retry-after-ms`: ms, digits only.
+ * 4. `Retry-After`: delta-seconds or an HTTP-date (see {@link parseRetryAfter}).
+ * 5. `RateLimit` (structured, IETF draft): the `t=` seconds of a used-up policy.
+ * 6. `RateLimit-Reset`: delta-seconds, when `RateLimit-Remaining` is 0 or absent.
+ * 7. `X-RateLimit-Reset`: epoch seconds or delta seconds (see {@link EPOCH_SECONDS}), when `X-RateLimit-Remaining`
+ *    is 0 or absent.
+ */
+function serverWait(get: Lookup, nowMs: number): number | undefined {
+  const pushback = get('grpc-retry-pushback-ms');
+  if (pushback !== undefined) {
+    const wait = delta(pushback);
+    return wait === undefined ? Number.POSITIVE_INFINITY : Math.min(wait, MAX_WAIT_MS);
+  }
+  const ms = delta(get('retry-after-ms')) ?? delta(get('x-ms-retry-after-ms'));
+  if (ms !== undefined) return Math.min(ms, MAX_WAIT_MS);
+  const after = parseRetryAfter(get('retry-after'), nowMs);
+  if (after !== undefined) return after;
+  const field = get('ratelimit');
+  const structured = field === undefined ? undefined : structuredReset(field);
+  if (structured !== undefined) return fromSeconds(structured);
+  const reset = delta(get('ratelimit-reset'));
+  if (reset !== undefined && exhausted(get('ratelimit-remaining'))) return fromSeconds(reset);
+  const x = seconds(get('x-ratelimit-reset'));
+  if (x === undefined || !exhausted(get('x-ratelimit-remaining'))) return undefined;
+  return x < EPOCH_SECONDS ? fromSeconds(x) : Math.max(0, Math.min(Math.ceil(x * 1000 - nowMs), MAX_WAIT_MS));
+}
+
+/**
+ * How long a server asked to wait, in ms, from the headers of a failed call or a response. Reads a `Response`, a
+ * `Headers` instance, a plain object of headers (keys in any case; a value may be a string, a number or an array),
+ * and the errors of fetch, axios, got, ky (`response.headers`), the AWS SDK v3 (`$response.headers`) and gRPC
+ * (`metadata`).
+ *
+ * One precedence, the first header present and valid wins: `grpc-retry-pushback-ms`, `retry-after-ms`,
+ * `x-ms-retry-after-ms`, `Retry-After` (see {@link parseRetryAfter}), the structured `RateLimit` field's `t=`,
+ * `RateLimit-Reset`, `X-RateLimit-Reset`. The reset headers count only when their quota is used up (the matching
+ * remaining count is 0 or not sent); `X-RateLimit-Reset` is epoch seconds from 10^9 up, delta seconds below.
+ *
+ * Returns `Infinity` when the server said not to retry (a negative or malformed `grpc-retry-pushback-ms`, as gRFC A6
+ * reads it): `retry()` then stops at once with reason `'retry-after'`, as for any wait over `maxRetryAfterMs`.
+ * Otherwise the result is finite, never negative. `undefined` if no header is there and valid. Never throws, even
+ * for a throwing getter, a throwing `get()` or a revoked Proxy.
  *
  * @example
  * ```ts
  * readRetryAfter({ response: { headers: new Headers({ 'Retry-After': '3' }) } }); // 3000
  * readRetryAfter({ headers: { 'retry-after-ms': '250' } }); // 250
+ * readRetryAfter({ 'retry-after': 3 }); // 3000
+ * readRetryAfter(new Headers({ RateLimit: '"default";r=0;t=10' })); // 10000
  * ```
  */
 export function readRetryAfter(source: unknown, nowMs: number = Date.now()): number | undefined {
@@ -112,12 +224,11 @@ export function readRetryAfter(source: unknown, nowMs: number = Date.now()): num
 
 function readHeaders(source: unknown, nowMs: number): number | undefined {
   if (typeof source !== 'object' || source === null) return undefined;
-  const { headers, response } = source as { headers?: unknown; response?: { headers?: unknown } };
-  const found = headers ?? (typeof response === 'object' && response !== null ? response.headers : undefined);
-  if (typeof found !== 'object' || found === null) return undefined;
-  const ms = header(found as Headers, 'retry-after-ms');
-  const exact = typeof ms === 'string' ? delta(ms) : undefined;
-  return exact === undefined
-    ? parseRetryAfter(header(found as Headers, 'retry-after'), nowMs)
-    : Math.min(exact, MAX_WAIT_MS);
+  try {
+    const headers = headersOf(source as Record<string, unknown>);
+    const get = headers === undefined ? undefined : lookup(headers);
+    return get === undefined ? undefined : serverWait(get, nowMs);
+  } catch {
+    return undefined; // a hostile or broken headers object says nothing about waiting
+  }
 }

@@ -1,8 +1,7 @@
 import type { CircuitBreaker } from './breaker';
 import { type Decision, decide } from './decide';
-import { ErrorLog, RetryError, type StopReason } from './errors';
+import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { type RetryContext, type RetryOptions, toPolicy } from './policy';
-import { readRetryAfter } from './retry-after';
 import { fail, isOwnError } from './validate';
 import { ABORTED, guard, TIMED_OUT, Watch } from './wait';
 
@@ -126,7 +125,7 @@ export async function retry<T>(
       let failed = false;
       try {
         outcome = await (guarded
-          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, () => fn(context))
+          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, p.unref, fn, context)
           : fn(context));
       } catch (error) {
         failed = true;
@@ -136,6 +135,7 @@ export async function retry<T>(
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
       const timedOut = outcome === TIMED_OUT;
       let byDeadline = timedOut && timeoutMs - startedMs <= attemptTimeoutMs;
+      let stopNow = false; // `throw permanent(error)`: reject with the error itself, after onFailure has seen it
       if (timedOut) {
         outcome = new DOMException(
           byDeadline
@@ -145,27 +145,42 @@ export async function retry<T>(
         );
         Attempt.stop(context, outcome);
         failed = true;
-        if (!byDeadline && probe !== undefined) {
-          probe.recordFailure(); // an attempt timeout is a transient failure
-          probe = undefined;
-        }
+      } else if (failed) {
+        const unwrapped = unwrapPermanent(outcome);
+        if (unwrapped !== NOT_PERMANENT) [outcome, stopNow] = [unwrapped, true];
       } else {
-        let verdict: unknown = failed ? p.isTransient(outcome, attempt) : p.shouldRetryResult?.(outcome as T, attempt);
-        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs);
+        let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
+        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
         if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
-        if (probe !== undefined && !byDeadline) {
-          if (verdict) probe.recordFailure();
-          else if (failed)
-            probe.release(); // a permanent error: says nothing of the dependency
-          else probe.recordSuccess();
-          probe = undefined;
-        }
         if (!byDeadline && !verdict) {
-          if (failed) throw outcome;
+          probe?.recordSuccess();
+          probe = undefined;
           return outcome as T;
         }
       }
+      if (p.onFailure !== undefined && (failed || !byDeadline)) {
+        const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
+        const attemptsLeft = p.maxAttempts - attempt;
+        let done: unknown = p.onFailure(
+          Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
+        );
+        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
+        if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (done === TIMED_OUT) byDeadline = true;
+      }
+      if (stopNow) throw outcome;
+      if (failed && !timedOut && !byDeadline) {
+        let verdict: unknown = p.isTransient(outcome, attempt);
+        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
+        if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        byDeadline = verdict === TIMED_OUT;
+        if (!byDeadline && !verdict) throw outcome;
+      }
+      if (!byDeadline && probe !== undefined) {
+        probe.recordFailure(); // a transient error, an attempt timeout or a retried result
+        probe = undefined;
+      } // else the finally releases it: a permanent error, an abort or the deadline says nothing of the dependency
       last = outcome;
       lastFailed = failed;
       if (failed) {
@@ -178,12 +193,12 @@ export async function retry<T>(
       }
 
       const elapsedMs = now() - start;
-      retryAfterMs = timedOut ? undefined : readRetryAfter(outcome, Date.now());
       let decision: Decision;
       try {
+        retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
         decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
       } catch (error) {
-        // A broken `random` is found here, after a failure: keep that failure reachable as the cause.
+        // A broken `random` or `retryAfter` is found here, after a failure: keep that failure reachable as the cause.
         if (isOwnError(error)) Object.defineProperty(error, 'cause', { value: outcome, configurable: true });
         throw error;
       }
@@ -195,8 +210,9 @@ export async function retry<T>(
       previousBackoffMs = decision.backoffMs;
       if (p.onRetry) {
         const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
-        let done: unknown = p.onRetry(Object.freeze({ attempt, error, value, delayMs, elapsedMs }));
-        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs);
+        const attemptsLeft = p.maxAttempts - attempt;
+        let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
+        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
         if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
@@ -212,12 +228,14 @@ export async function retry<T>(
       } else spins = 0;
       if (pause !== 0) {
         if (pause < 0) spins = 0;
-        if ((await guard(Math.max(0, pause), watch, undefined)) === ABORTED) throw (signal as AbortSignal).reason;
+        if ((await guard(Math.max(0, pause), watch, p.unref)) === ABORTED) {
+          throw (signal as AbortSignal).reason;
+        }
       }
     }
   } finally {
     watch?.release();
-    probe?.release(); // an attempt that ended without an outcome (an abort, the deadline, a throwing callback)
+    probe?.release();
   }
 
   if (!lastFailed) return last as T;
@@ -247,16 +265,25 @@ const MAX_SPINS = 1_000;
 const MAX_SPIN_MS = 4;
 const MIN_SPINS = 16;
 
+const identity = <V>(value: V): V => value;
+
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 /** A callback's promise, awaited within the call's deadline and its caller's abort. */
 function bounded<R>(
   result: PromiseLike<R>,
-  watch: Watch | undefined,
+  watch: Watch<Attempt> | undefined,
   start: number,
   timeoutMs: number,
+  unref: boolean,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
   if (watch === undefined && timeoutMs === Infinity) return result;
-  return guard(timeoutMs - (now() - start), watch, () => result);
+  return guard(timeoutMs - (now() - start), watch, unref, identity, result);
+}
+
+/** A `retryAfter` reader's answer, checked: a number >= 0 (Infinity allowed) or undefined. */
+function hint(ms: unknown): number | undefined {
+  if (ms === undefined || (typeof ms === 'number' && ms >= 0)) return ms;
+  return fail(RangeError, 'retryAfter()', 'a number >= 0 or undefined', ms);
 }

@@ -6,57 +6,67 @@ export const ABORTED: unique symbol = /* @__PURE__ */ Symbol('herdless.aborted')
 /** The longest delay `setTimeout` takes (about 24.8 days); a longer one fires at once in Node, so it is chained. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-type Listener = () => void;
+/**
+ * herdless's one `abort` listener on a caller's signal (an EventListener object, so no closure), and the calls it
+ * fans out to: the first in a field, the rest in a Set made only when a second call shares the signal.
+ */
+class Fanout {
+  first: { fire(): void } | undefined;
+  rest: Set<{ fire(): void }> | undefined;
 
-/** Per signal: herdless's one listener on it, and the calls it fans out to. */
-interface Fanout {
-  readonly listeners: Set<Listener>;
-  readonly fire: () => void;
+  constructor(readonly signal: AbortSignal) {}
+
+  handleEvent(): void {
+    release(this);
+    this.first?.fire();
+    if (this.rest !== undefined) for (const watch of this.rest) watch.fire();
+  }
 }
 
 /**
  * The one registry of herdless's listeners on callers' signals: at most one `abort` listener on a signal, whatever
  * the number of calls sharing it, removed when the last of them lets go. Node's EventTarget pays for each add and
  * remove in proportion to the listeners already there, so 10,000 calls sharing a server's shutdown signal would
- * otherwise cost O(n) each, and warn past 10. Here a call costs a Set insertion and deletion: O(1).
+ * otherwise cost O(n) each, and warn past 10. Here a call costs a field write or a Set insertion and deletion: O(1).
  */
 const registry = /* @__PURE__ */ new WeakMap<AbortSignal, Fanout>();
 
-/**
- * Calls `listener` once when `signal` aborts, until the returned function is called. The listener runs
- * synchronously inside `abort()`, so whatever it does (aborting an attempt's own signal) is done before any code
- * that called `abort()` goes on. Does not check `signal.aborted`: the caller does, before subscribing.
- */
-export function onAbort(signal: AbortSignal, listener: Listener): () => void {
-  let fanout = registry.get(signal);
-  if (fanout === undefined) {
-    const listeners = new Set<Listener>();
-    const fire = () => {
-      release(signal, fanout as Fanout);
-      for (const l of listeners) l();
-    };
-    fanout = { listeners, fire };
-    registry.set(signal, fanout);
-    signal.addEventListener('abort', fire);
-  }
-  const { listeners } = fanout;
-  listeners.add(listener);
-  const held = fanout;
-  return () => {
-    if (listeners.delete(listener) && listeners.size === 0) release(signal, held);
-  };
+function release(fanout: Fanout): void {
+  if (registry.get(fanout.signal) !== fanout) return;
+  registry.delete(fanout.signal);
+  fanout.signal.removeEventListener('abort', fanout);
 }
 
-function release(signal: AbortSignal, fanout: Fanout): void {
-  if (registry.get(signal) !== fanout) return;
-  registry.delete(signal);
-  signal.removeEventListener('abort', fanout.fire);
+/**
+ * Calls `subscriber.fire()` once when `signal` aborts, through the registry (O(1) a subscriber, one listener on the
+ * signal whatever their number), until the returned function is called. `fire` runs synchronously inside `abort()`.
+ * The caller checks `signal.aborted` first: a signal already aborted never fires.
+ */
+export function subscribe(signal: AbortSignal, subscriber: { fire(): void }): () => void {
+  let fanout = registry.get(signal);
+  if (fanout === undefined) {
+    fanout = new Fanout(signal);
+    registry.set(signal, fanout);
+    signal.addEventListener('abort', fanout);
+  }
+  if (fanout.first === undefined) fanout.first = subscriber;
+  else {
+    fanout.rest ??= new Set();
+    fanout.rest.add(subscriber);
+  }
+  const held = fanout;
+  return () => {
+    if (held.first === subscriber) held.first = undefined;
+    else held.rest?.delete(subscriber);
+    if (held.first === undefined && !held.rest?.size) release(held);
+  };
 }
 
 /**
  * One `retry()` call's link to its caller's signal: subscribed once through the registry, whatever the number of
  * attempts and sleeps. On abort it sets `aborted`, stops the `current` attempt with `stop` (synchronously, inside
- * `abort()`), then wakes the pending {@link guard}, in that order.
+ * `abort()`, so the attempt's signal is aborted before any code that called `abort()` goes on), then wakes the
+ * pending {@link guard}, in that order. The caller checks `signal.aborted` before making one.
  */
 export class Watch<C = unknown> {
   aborted = false;
@@ -64,34 +74,41 @@ export class Watch<C = unknown> {
   current: C | undefined;
   /** Wakes the pending guard, if any, with {@link ABORTED}; set by {@link guard}. */
   wake: (() => void) | undefined;
+  /** Lets go of the signal: the last call sharing it removes herdless's listener. */
   readonly release: () => void;
 
   constructor(
     readonly signal: AbortSignal,
-    stop: (current: C, reason: unknown) => void,
+    private readonly stop: (current: C, reason: unknown) => void,
   ) {
-    this.release = onAbort(signal, () => {
-      this.aborted = true;
-      if (this.current !== undefined) stop(this.current, signal.reason);
-      this.wake?.();
-    });
+    this.release = subscribe(signal, this);
+  }
+
+  /** Called by the registry when the signal aborts. */
+  fire(): void {
+    this.aborted = true;
+    if (this.current !== undefined) this.stop(this.current, this.signal.reason);
+    this.wake?.();
   }
 }
 
 /**
- * Runs `work` (or, with `work` undefined, nothing: a cancellable sleep) for at most `ms`, or until `watch`'s signal
+ * Runs `work(arg)` (or, with `work` undefined, nothing: a cancellable sleep) for at most `ms`, or until `watch`'s signal
  * aborts, whichever comes first; then clears its timer. The timer is armed before `work` is called, so the
  * synchronous part of `work` counts against `ms`. Resolves with the work's value, {@link TIMED_OUT} or
  * {@link ABORTED}; rejects only with the work's own error (a synchronous throw included). Work that settles after
  * the race is lost quietly (no unhandled rejection).
  *
  * With `ms` = Infinity no timer is set. Every wait goes through the global `setTimeout`/`clearTimeout`, looked up
- * at call time, so a fake clock controls it.
+ * at call time, so a fake clock controls it. With `unref`, the timer does not keep the process alive, where the
+ * runtime's timers have `unref` (Node, Bun, Deno); elsewhere that is a no-op.
  */
-export function guard<T>(
+export function guard<T, A>(
   ms: number,
-  watch: Watch | undefined,
-  work: (() => T | PromiseLike<T>) | undefined,
+  watch: Pick<Watch, 'aborted' | 'wake'> | undefined,
+  unref: boolean,
+  work?: (arg: A) => T | PromiseLike<T>,
+  arg?: A,
 ): Promise<T | typeof TIMED_OUT | typeof ABORTED> {
   return new Promise((resolve, reject) => {
     if (watch?.aborted) return resolve(ABORTED);
@@ -109,12 +126,13 @@ export function guard<T>(
         () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : finish(resolve, TIMED_OUT)),
         Math.min(left, MAX_TIMER_MS),
       );
+      if (unref) (timer as { unref?: () => unknown }).unref?.();
     };
     if (ms < Infinity) arm(ms);
     if (watch !== undefined) watch.wake = () => finish(resolve, ABORTED);
     if (work !== undefined) {
       try {
-        Promise.resolve(work()).then(
+        Promise.resolve(work(arg as A)).then(
           (value) => finish(resolve, value),
           (error: unknown) => finish(reject, error),
         );

@@ -135,3 +135,14 @@ describe('RetryError', () => {
     expect(plain.cause).toBe(42);
   });
 });
+
+describe('isNetworkError: the codes of the HTTP clients', () => {
+  it.each([
+    [{ code: 'ENOTFOUND' }, true], // a DNS failure: the name may resolve again
+    [{ code: 'ERR_NETWORK' }, true], // axios without a response
+    [new TypeError('fetch failed', { cause: { code: 'ENOTFOUND' } }), true],
+    [{ code: 'ERR_CANCELED' }, false],
+  ])('%o -> %s', (error, network) => {
+    expect(isNetworkError(error)).toBe(network);
+  });
+});

@@ -120,6 +120,22 @@ describe('herdless simulate', () => {
     expect(fixed.lastFinishMs).toBeLessThan(1_700);
   });
 
+  it('answers 429 with --retry-after during the outage, and runs each strategy beside its old-rule reference', () => {
+    const { code, out } = run('simulate', '--retry-after', '2s', '--strategies', 'fixed,full');
+    expect(code).toBe(0);
+    expect(out).toContain('during the outage it answers 429 with Retry-After 2.0 s\n* the old rule, for comparison:');
+    expect(out).toMatch(/\nfixed {2,}\d+.*\nfixed\* +\d+.*\nfull {2,}\d+.*\nfull\* +\d+/);
+    for (const line of out.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
+    const all = run('simulate', '--retry-after', '2s', '--clients', '100');
+    for (const line of all.out.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
+    const json = JSON.parse(run('simulate', '--clients', '50', '--retry-after', '1.5s', '--json').out);
+    expect(json.settings.retryAfterMs).toBe(1_500);
+    expect(json.results.map((r: { strategy: string }) => r.strategy)).toHaveLength(12);
+    expect(run('simulate', '--clients', '50', '--json').out).toContain('"retryAfterMs": 0');
+    const { files } = run('simulate', '--clients', '50', '--retry-after', '2s', '--svg', 'h.svg');
+    expect(files.get('h.svg')).toContain('50 clients, 4 s outage (429, Retry-After 2.0 s), capacity 100 per 100 ms');
+  });
+
   it('an SVG it cannot write is one line on stderr and exit code 1, not a stack', () => {
     const out: string[] = [];
     const err: string[] = [];
@@ -188,6 +204,12 @@ describe('herdless simulate', () => {
     [['simulate', '--capacity', '100/100'], "--capacity must be a duration like 4s or 250ms, got '100'"],
     [['simulate', '--timeout', '30'], "--timeout must be a duration like 4s or 250ms, got '30' (a unit is required"],
     [['simulate', '--timeout', '0s'], "--timeout must be longer than 0, got '0s'"],
+    [
+      ['simulate', '--retry-after', '2'],
+      "--retry-after must be a duration like 4s or 250ms, got '2' (a unit is required",
+    ],
+    [['simulate', '--retry-after', '0ms'], "--retry-after must be longer than 0, got '0ms'"],
+    [['simulate', '--scenario', 'contention', '--retry-after', '2s'], '--retry-after is for the outage scenario only'],
     [['simulate', '--bogus'], "Unknown option '--bogus'"],
     [['simulate', 'extra'], "unknown command 'simulate extra'"],
     [['simulate', '--seed', '1.5'], "--seed must be a positive integer, got '1.5'"],
@@ -359,7 +381,16 @@ describe('the figures in docs/ and the README are what the code prints', () => {
     }
   }, 60_000); // two full default runs: well under 5 s each alone, slower on a loaded machine
 
-  it('docs/contention.txt is `herdless simulate --scenario contention`, and the README pastes it', () => {
+  it('docs/retry-after.txt is `herdless simulate --retry-after 2s --strategies full,equal,decorrelated`, pasted', () => {
+    const doc = read('docs/retry-after.txt');
+    expect(run('simulate', '--retry-after', '2s', '--strategies', 'full,equal,decorrelated').out).toBe(doc);
+    expect(readme).toContain(`--strategies full,equal,decorrelated\n${doc}\`\`\``);
+  });
+
+  // Heavy on CPU (a simulation of 10 and 100 clients, 100 runs each): a hang guard, not a speed check.
+  it('docs/contention.txt is `herdless simulate --scenario contention`, and the README pastes it', {
+    timeout: 60_000,
+  }, () => {
     const doc = read('docs/contention.txt');
     expect(readme).toContain(`-- --scenario contention\n${doc}\`\`\``);
     // A point depends only on its own N and the seed: check two rows of each table against a run of those two.

@@ -17,13 +17,27 @@ describe('decide: the retry decision as a value', () => {
     });
   });
 
-  it('adds the server floor under the backoff, and stops when the floor is over maxRetryAfterMs', () => {
-    expect(decide(policy({}), 1, 0, 1_000, undefined)).toEqual({ retry: true, delayMs: 1_050, backoffMs: 50 });
+  it("sleeps the server's wait plus a spread that grows with it, and stops when the wait is over maxRetryAfterMs", () => {
+    // 1 000 + 0.5 * min(capMs, 1 000): the attempt number does not matter, nor does the backoff.
+    expect(decide(policy({}), 1, 0, 1_000, undefined)).toEqual({ retry: true, delayMs: 1_500, backoffMs: undefined });
+    expect(decide(policy({ maxAttempts: 10 }), 9, 0, 1_000, 40)).toEqual({
+      retry: true,
+      delayMs: 1_500,
+      backoffMs: 40,
+    });
     expect(decide(policy({ maxRetryAfterMs: 999 }), 1, 0, 1_000, undefined)).toEqual({
       retry: false,
       reason: 'retry-after',
     });
     expect(decide(policy({ maxRetryAfterMs: 1_000 }), 1, 0, 1_000, undefined).retry).toBe(true);
+  });
+
+  it('treats a wait of 0 as no wait: the ordinary backoff', () => {
+    expect(decide(policy({ maxAttempts: 5 }), 3, 0, 0, undefined)).toEqual({
+      retry: true,
+      delayMs: 200,
+      backoffMs: 200,
+    });
   });
 
   it('stops when the sleep would end at or after the deadline', () => {
@@ -41,11 +55,21 @@ describe('decide: the retry decision as a value', () => {
     expect(decide(p, 1, 100, 5, undefined)).toMatchObject({ reason: 'timeout' });
   });
 
-  it('grows decorrelated jitter from the previous backoff, not from the floor', () => {
-    expect(decide(policy({ jitter: 'decorrelated' }), 2, 0, 5_000, 200)).toEqual({
+  it("keeps decorrelated jitter's backoff through a hinted sleep: it grows from the client's last own delay", () => {
+    const p = policy({ jitter: 'decorrelated', maxAttempts: 5 });
+    const hinted = decide(p, 2, 0, 5_000, 200);
+    expect(hinted).toEqual({ retry: true, delayMs: 7_500, backoffMs: 200 });
+    // The next unhinted failure grows from 200, not from the 7.5 s the server's wait took: 100 + 0.5 * (600 - 100).
+    expect(decide(p, 3, 0, undefined, (hinted as { backoffMs: number }).backoffMs)).toEqual({
       retry: true,
-      delayMs: 5_350,
+      delayMs: 350,
       backoffMs: 350,
     });
+  });
+
+  it('checks the deadline against the whole sleep, the spread included', () => {
+    // 1 000 + 0.5 * 1 000 = 1 500: ends exactly at a 1 500 ms deadline, so it is not started.
+    expect(decide(policy({ timeoutMs: 1_500 }), 1, 0, 1_000, undefined)).toEqual({ retry: false, reason: 'timeout' });
+    expect(decide(policy({ timeoutMs: 1_501 }), 1, 0, 1_000, undefined).retry).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
+import { normalizeBackoff, RETRY_AFTER_SPREAD, spreadAfter } from '../src/delay';
 import { computeDelay, type Jitter } from '../src/index';
 import { draws } from './helpers';
 
@@ -177,6 +178,66 @@ describe('computeDelay: bad input is a clear error', () => {
   it.each([[-1], [Infinity], [Number.NaN]])('previousDelayMs %s', (previous) => {
     expect(() => computeDelay(2, { jitter: 'decorrelated' }, previous)).toThrow(
       /previousDelayMs must be a finite number >= 0/,
+    );
+  });
+});
+
+describe("spreadAfter: the server's wait plus a spread that grows with it", () => {
+  const backoff = (options: Parameters<typeof normalizeBackoff>[0]) => normalizeBackoff(options);
+
+  it('is the wait plus random() times min(capMs, RETRY_AFTER_SPREAD * wait), with one draw', () => {
+    expect(RETRY_AFTER_SPREAD).toBe(1);
+    expect(spreadAfter(2_000, backoff({ random: draws(0.25) }))).toBe(2_500);
+    expect(spreadAfter(2_000, backoff({ random: draws(0) }))).toBe(2_000);
+    // capMs bounds the spread: a 60 s wait gets at most 10 s on top with the defaults, 1 s with capMs 1 000.
+    expect(spreadAfter(60_000, backoff({ random: draws(0.5) }))).toBe(65_000);
+    expect(spreadAfter(60_000, backoff({ capMs: 1_000, random: draws(0.5) }))).toBe(60_500);
+  });
+
+  it("is the same rule for full, equal and decorrelated jitter; 'none' draws nothing and sleeps exactly the wait", () => {
+    for (const jitter of ['full', 'equal', 'decorrelated'] as const) {
+      expect(spreadAfter(1_000, backoff({ jitter, random: draws(0.5) }))).toBe(1_500);
+    }
+    expect(spreadAfter(1_000, backoff({ jitter: 'none', random: draws() }))).toBe(1_000);
+  });
+
+  it('does not depend on baseMs or factor', () => {
+    expect(spreadAfter(1_000, backoff({ baseMs: 5_000, capMs: 9_000, factor: 7, random: draws(0.5) }))).toBe(1_500);
+  });
+
+  it('rejects a broken random, naming it', () => {
+    expect(() => spreadAfter(1_000, backoff({ random: () => 1 }))).toThrow(
+      /random\(\) must be a number in \[0, 1\), got 1/,
+    );
+  });
+
+  const hinted = fc.record({
+    hintMs: fc.double({ min: Number.MIN_VALUE, max: 1e12, noNaN: true }),
+    jitter: fc.constantFrom<Jitter>('full', 'equal', 'decorrelated', 'none'),
+    capMs: fc.double({ min: 0, max: 1e9, noNaN: true }),
+    r: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+  });
+
+  it('lies in [wait, wait + min(capMs, RETRY_AFTER_SPREAD * wait)] for any wait, cap, jitter and draw', () => {
+    fc.assert(
+      fc.property(hinted, ({ hintMs, jitter, capMs, r }) => {
+        const delay = spreadAfter(hintMs, backoff({ jitter, baseMs: 0, capMs, random: () => r }));
+        expect(delay).toBeGreaterThanOrEqual(hintMs);
+        expect(delay).toBeLessThanOrEqual(hintMs + Math.min(capMs, RETRY_AFTER_SPREAD * hintMs));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('is exactly the wait when random() returns 0, and grows with the draw', () => {
+    fc.assert(
+      fc.property(hinted, fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (h, other) => {
+        const at = (r: number) =>
+          spreadAfter(h.hintMs, backoff({ jitter: h.jitter, capMs: h.capMs + 100, random: () => r }));
+        expect(at(0)).toBe(h.hintMs);
+        const [lo, hi] = h.r <= other ? [h.r, other] : [other, h.r];
+        expect(at(lo)).toBeLessThanOrEqual(at(hi));
+      }),
     );
   });
 });

@@ -579,16 +579,53 @@ describe('retry: nothing is lost', () => {
 });
 
 describe('retry: Retry-After', () => {
-  it('sleeps the server floor plus the jittered backoff on top', async () => {
+  it("sleeps the server's wait plus a spread of up to that wait again, whatever the attempt", async () => {
     const events: RetryEvent[] = [];
-    const error = Object.assign(transient(), { headers: { 'Retry-After': '2' } });
-    const { fn } = failing(error);
-    const run = settle(retry(fn, { random: () => 0.5, onRetry: (e) => void events.push(e) }));
-    await fake.clock.tickAsync(2_049);
+    const busy = () => Object.assign(transient(), { headers: { 'Retry-After': '2' } });
+    const { fn } = failing(busy(), busy(), busy());
+    // One draw per hinted retry: 2 000 + r * min(capMs, 2 000). At attempt 3 the old rule would have added 400 * r.
+    const random = draws(0.25, 0, 0.999);
+    const run = settle(retry(fn, { maxAttempts: 4, random, onRetry: (e) => void events.push(e) }));
+    await fake.clock.tickAsync(2_499);
     expect(fn).toHaveBeenCalledTimes(1);
     await fake.clock.tickAsync(1);
+    expect(fn).toHaveBeenCalledTimes(2);
+    await fake.clock.tickAsync(2_000); // random() 0: exactly the server's wait
+    expect(fn).toHaveBeenCalledTimes(3);
+    await fake.clock.tickAsync(3_997);
+    expect(fn).toHaveBeenCalledTimes(3);
+    await fake.clock.tickAsync(1);
     expect(run.result.status).toBe('fulfilled');
-    expect(events[0]?.delayMs).toBe(2_050);
+    // onRetry's delayMs is the exact sleep, spread included.
+    expect(events.map((e) => e.delayMs)).toEqual([2_500, 2_000, 3_998]);
+  });
+
+  it('never spreads more than capMs on top of the wait, and not at all with jitter none', async () => {
+    const events: RetryEvent[] = [];
+    const busy = Object.assign(transient(), { headers: { 'Retry-After': '30' } });
+    const onRetry = (e: RetryEvent) => void events.push(e);
+    const capped = settle(retry(failing(busy).fn, { capMs: 1_000, random: draws(0.5), onRetry }));
+    await fake.clock.tickAsync(30_500);
+    expect(capped.result.status).toBe('fulfilled');
+    // 'none' draws nothing (draws() with no values throws if asked).
+    const exact = settle(retry(failing(busy).fn, { jitter: 'none', random: draws(), onRetry }));
+    await fake.clock.tickAsync(30_000);
+    expect(exact.result.status).toBe('fulfilled');
+    expect(events.map((e) => e.delayMs)).toEqual([30_500, 30_000]);
+  });
+
+  it("a hinted retry leaves the client's own backoff where it was: the next unhinted delay continues it", async () => {
+    const events: RetryEvent[] = [];
+    const busy = Object.assign(transient(), { headers: { 'Retry-After': '1' } });
+    const { fn } = failing(transient(), busy, transient());
+    // decorrelated: 100 + 0.5 * (300 - 100) = 200; then 1 000 + 0 (hinted); then 100 + 0.5 * (600 - 100) = 350.
+    const random = draws(0.5, 0, 0.5);
+    const run = settle(
+      retry(fn, { jitter: 'decorrelated', maxAttempts: 4, random, onRetry: (e) => void events.push(e) }),
+    );
+    await fake.clock.tickAsync(1_550);
+    expect(run.result.status).toBe('fulfilled');
+    expect(events.map((e) => e.delayMs)).toEqual([200, 1_000, 350]);
   });
 
   it('reads response.headers as a Headers instance, and retry-after-ms first', async () => {
@@ -642,9 +679,9 @@ describe('retry: options', () => {
       /unknown option 'maxAttemps'; did you mean maxAttempts\? \(known: jitter, baseMs, .*maxAttempts/,
     ],
     [{ retries: 5 }, TypeError, /unknown option 'retries'; did you mean maxAttempts \(retries \+ 1\)\?/],
-    [{ onFailedAttempt: () => {} }, TypeError, /unknown option 'onFailedAttempt'; did you mean onRetry\?/],
+    [{ onFailedAttempt: () => {} }, TypeError, /unknown option 'onFailedAttempt'; did you mean onFailure or onRetry\?/],
     [{ minTimeout: 5 }, TypeError, /unknown option 'minTimeout'; did you mean baseMs\?/],
-    [{ forever: true }, TypeError, /did you mean maxAttempts: Infinity with a finite timeoutMs\?/],
+    [{ forever: true }, TypeError, /did you mean maxAttempts: Infinity with a timeoutMs\?/],
     [{ BASEMS: 5 }, TypeError, /unknown option 'BASEMS'; did you mean baseMs\?/],
     [{ zzzzzz: 5 }, TypeError, /unknown option 'zzzzzz' \(known: /],
     [{ toString: 1 }, TypeError, /unknown option 'toString'/],

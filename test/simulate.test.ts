@@ -81,6 +81,32 @@ describe('the outage simulator', () => {
     }
   });
 
+  it('with a Retry-After in the outage, spreads the returning clients within capacity; the old rule did not', () => {
+    const old = (name: 'full' | 'equal' | 'decorrelated') =>
+      ({ name: `${name}*`, policy: STRATEGIES[name], retryAfter: 'floor-plus-backoff' }) as const;
+    const { results, settings } = simulateOutage({
+      retryAfterMs: 2_000,
+      strategies: ['full', old('full'), 'equal', old('equal'), 'decorrelated', old('decorrelated')],
+    });
+    expect(settings.retryAfterMs).toBe(2_000);
+    const peak = Object.fromEntries(results.map((r) => [r.strategy, r.peakOverCapacity]));
+    for (const name of ['full', 'equal', 'decorrelated']) {
+      expect(peak[name]).toBeLessThanOrEqual(1);
+      expect(peak[`${name}*`]).toBeGreaterThanOrEqual(2 * (peak[name] as number));
+    }
+    expect(peak['full*']).toBeGreaterThan(4);
+    // One rule whatever the jitter: here every retry is a hinted one, so the three runs are the same run.
+    expect(results[2]?.load).toEqual(results[0]?.load);
+    expect(results[4]?.load).toEqual(results[0]?.load);
+  });
+
+  it('without a Retry-After, the old-rule reference is the strategy itself', () => {
+    const ref = { name: 'ref', policy: STRATEGIES.decorrelated, retryAfter: 'floor-plus-backoff' } as const;
+    const [plain, old] = simulateOutage({ ...small, strategies: ['decorrelated', ref] }).results;
+    expect(old?.load).toEqual(plain?.load);
+    expect(simulateOutage(small).settings.retryAfterMs).toBe(0);
+  });
+
   it('reports progress per strategy', () => {
     const seen: string[] = [];
     simulateOutage({ clients: 10, strategies: ['full', 'equal'], onProgress: (d, t) => seen.push(`${d}/${t}`) });
@@ -109,7 +135,9 @@ describe('the contention simulator maps the AWS post exactly', () => {
     expect(postBackoff(STRATEGIES.fixed, 5, 2_000)).toBe(STRATEGIES.fixed);
   });
 
-  it('matches the post at 100 clients, 100 runs: within 2% of its calls and 7% of its time', () => {
+  it('matches the post at 100 clients, 100 runs: within 2% of its calls and 7% of its time', {
+    timeout: 60_000,
+  }, () => {
     // Calls for full and equal jitter as the post reports them (796, 812); every figure here is also the post's own
     // simulator (aws-samples/aws-arch-backoff-simulator) re-run at 1,000 runs a point: calls, then time in ms.
     const post = {
@@ -198,6 +226,31 @@ describe('simulator parts', () => {
     expect(served).toEqual([false, false, false, true, true, false, false, true, true]);
     expect(server.received).toBe(9);
     expect(server.load).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 4, 2]);
+  });
+
+  it('the outage server names its Retry-After with the outage failures only, and none unless given one', () => {
+    const server = new OutageServer(1_000, 2, 100, 2_000);
+    expect([0, 999, 1_000, 5_000].map((t) => server.retryAfter(t))).toEqual([2_000, 2_000, undefined, undefined]);
+    // The demo's server is built without one.
+    expect(new OutageServer(1_000, 2, 100).retryAfter(0)).toBeUndefined();
+  });
+
+  it("client retries under the old rule sleep the wait plus the attempt's backoff, with decide's checks", () => {
+    const policy = createPolicy({ maxAttempts: 4, timeoutMs: 10_000, random: () => 0.5 });
+    const old = new ClientRetries(1, policy, 'floor-plus-backoff');
+    expect(old.failed(0, 0, 2_000)).toEqual({ retry: true, delayMs: 2_050, backoffMs: 50 });
+    expect(old.failed(0, 0, 2_000)).toEqual({ retry: true, delayMs: 2_100, backoffMs: 100 });
+    expect(old.failed(0, 7_800, 2_000)).toEqual({ retry: false, reason: 'timeout' }); // 7 800 + 2 000 + 200
+    const capped = new ClientRetries(
+      1,
+      createPolicy({ maxRetryAfterMs: 1_000, random: () => 0.5 }),
+      'floor-plus-backoff',
+    );
+    expect(capped.failed(0, 0, 2_000)).toEqual({ retry: false, reason: 'retry-after' });
+    // The library's rule, for the same failures: the wait plus half of it, whatever the attempt.
+    const spread = new ClientRetries(1, policy);
+    expect(spread.failed(0, 0, 2_000)).toEqual({ retry: true, delayMs: 3_000, backoffMs: undefined });
+    expect(spread.failed(0, 0)).toEqual({ retry: true, delayMs: 100, backoffMs: 100 });
   });
 
   it('client retries count failed attempts per client, grow decorrelated jitter from the last backoff, and stop', () => {

@@ -9,12 +9,14 @@ import {
   createCircuitBreaker,
   createPolicy,
   createRetryBudget,
+  type FailureEvent,
   getStatus,
   isNetworkError,
   isTransient,
   isTransientStatus,
   type Jitter,
   parseRetryAfter,
+  permanent,
   type RetryBudget,
   type RetryContext,
   RetryError,
@@ -120,5 +122,31 @@ describe('public types', () => {
     createCircuitBreaker({ threshold: 5 });
     // @ts-expect-error state is readonly
     breaker.state = 'open';
+  });
+
+  it('the hooks peers users reach for: onFailure, permanent, retryAfter, unref', () => {
+    retry(() => 1, {
+      onFailure: (event) => {
+        expectTypeOf(event).toEqualTypeOf<FailureEvent>();
+        expectTypeOf(event.attemptsLeft).toEqualTypeOf<number>();
+        expectTypeOf(event.error).toEqualTypeOf<unknown>();
+      },
+      onRetry: (event) => {
+        expectTypeOf(event.attemptsLeft).toEqualTypeOf<number>();
+      },
+      retryAfter: (errorOrValue) => {
+        expectTypeOf(errorOrValue).toEqualTypeOf<unknown>();
+        return undefined;
+      },
+      unref: true,
+    });
+    expectTypeOf(permanent).toEqualTypeOf<(error: unknown) => Error>();
+    // @ts-expect-error unref is a boolean
+    retry(() => 1, { unref: 1 });
+    // @ts-expect-error a retryAfter reader returns milliseconds or undefined
+    retry(() => 1, { retryAfter: () => 'soon' });
+    const policy = createPolicy({ unref: true });
+    expectTypeOf(policy.unref).toEqualTypeOf<boolean>();
+    expectTypeOf(policy.retryAfter).toEqualTypeOf<(errorOrValue: unknown) => number | undefined>();
   });
 });

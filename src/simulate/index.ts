@@ -17,6 +17,7 @@ export {
   simulateOverload,
 } from './overload';
 export { contentionTable, outageTable, overloadTable, table } from './report';
+export type { RetryAfterRule } from './retries';
 export { OutageServer } from './server';
 export {
   type Protection,

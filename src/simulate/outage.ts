@@ -25,6 +25,11 @@ export interface OutageOptions {
   readonly maxAttempts?: number;
   /** Each client's overall deadline, `timeoutMs`. Default Infinity. */
   readonly timeoutMs?: number;
+  /**
+   * The wait the server names during the outage, in ms: it answers 429 with this Retry-After, and its refusals after
+   * the outage with none. Default 0: no Retry-After at all.
+   */
+  readonly retryAfterMs?: number;
   /** Strategies to compare. Default: all of {@link STRATEGIES}. */
   readonly strategies?: readonly Strategy[];
   /** The seed: the same seed gives the same result, byte for byte. Default 1. */
@@ -68,7 +73,10 @@ export interface OutageResult {
 const ARRIVE = 0;
 const SUCCEEDED = 1;
 const FAILED = 2;
-const SEND = 3;
+/** Failed, with the server's Retry-After. */
+const HINTED = 3;
+/** A client sends an attempt (if its circuit breaker lets it). */
+const SEND = 4;
 
 /** Nearest-rank percentile of sorted values, NaN for none. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
@@ -101,6 +109,7 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
     hopSdMs: options.hopSdMs ?? 2,
     maxAttempts: options.maxAttempts ?? 10,
     timeoutMs: options.timeoutMs ?? Infinity,
+    retryAfterMs: options.retryAfterMs ?? 0,
     seed: options.seed ?? 1,
   };
   const strategies = (options.strategies ?? (Object.keys(STRATEGIES) as Strategy[])).map(resolveStrategy);
@@ -122,10 +131,10 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
     random: rng.next,
   });
   const n = s.clients;
-  const retries = new ClientRetries(n, policy);
+  const retries = new ClientRetries(n, policy, strategy.retryAfter);
   const firstSend = new Float64Array(n);
   const latencies = new Float64Array(n);
-  const server = new OutageServer(s.outageMs, s.capacity, s.capacityWindowMs);
+  const server = new OutageServer(s.outageMs, s.capacity, s.capacityWindowMs, s.retryAfterMs);
   const queue = new EventQueue();
   const hop = () => rng.hop(s.hopMeanMs, s.hopSdMs);
 
@@ -147,13 +156,15 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
         lastFinishMs = Math.max(lastFinishMs, time);
       }
     } else if (event.kind === ARRIVE) {
-      queue.push(time + hop(), client, server.arrive(time) ? SUCCEEDED : FAILED);
+      const kind = server.arrive(time) ? SUCCEEDED : server.retryAfter(time) === undefined ? FAILED : HINTED;
+      queue.push(time + hop(), client, kind);
     } else if (event.kind === SUCCEEDED) {
       retries.succeeded();
       latencies[succeeded++] = time - (firstSend[client] as number);
       lastFinishMs = Math.max(lastFinishMs, time);
     } else {
-      const d = retries.failed(client, time - (firstSend[client] as number));
+      const hint = event.kind === HINTED ? s.retryAfterMs : undefined;
+      const d = retries.failed(client, time - (firstSend[client] as number), hint);
       if (!d.retry) {
         gaveUp++;
         lastFinishMs = Math.max(lastFinishMs, time);

@@ -2,6 +2,8 @@
  * The server of the outage scenario, shared by the simulator and the real-server demo so that both judge requests
  * alike: it fails every request that arrives before `outageMs`, then serves `capacity` requests per window of
  * `windowMs` and fails the rest. It counts every arrival per window (`load`). Arrivals must come in time order.
+ * Given a `retryAfterMs` (the simulator's `--retry-after`), it answers the outage's failures with that wait (a 429
+ * with Retry-After) and the refusals after it with none; the demo's server gives none.
  */
 export class OutageServer {
   /** Requests that arrived in each window, from time 0. */
@@ -15,7 +17,13 @@ export class OutageServer {
     readonly outageMs: number,
     readonly capacity: number,
     readonly windowMs: number,
+    readonly retryAfterMs = 0,
   ) {}
+
+  /** The wait the server names with a failure at `timeMs`: its `retryAfterMs` during the outage, else none. */
+  retryAfter(timeMs: number): number | undefined {
+    return timeMs < this.outageMs && this.retryAfterMs > 0 ? this.retryAfterMs : undefined;
+  }
 
   /** A request arrives `timeMs` after the start: counts it, and says whether it is served. */
   arrive(timeMs: number): boolean {

@@ -1,6 +1,7 @@
 import { createCircuitBreaker } from '../breaker';
 import { createRetryBudget } from '../budget';
 import type { RetryOptions } from '../policy';
+import type { RetryAfterRule } from './retries';
 
 /**
  * The retry strategies the simulator compares, each a herdless policy, so every delay and give-up comes from the
@@ -28,17 +29,26 @@ export type Protection = '+budget' | '+breaker' | '+budget+breaker' | '+breaker+
 /**
  * A strategy: a built-in name, optionally with `+budget` and/or `+breaker` (each simulated run then shares one
  * `createRetryBudget()` and/or `createCircuitBreaker()` with the library's defaults among all its clients, on the
- * simulation's clock), or your own policy under a name of your choice.
+ * simulation's clock), or your own policy under a name of your choice. `retryAfter: 'floor-plus-backoff'` runs a
+ * policy under the Retry-After rule herdless had before, for comparison (simulator-only; see {@link RetryAfterRule});
+ * only the outage scenario's `retryAfterMs` makes a difference to it.
  */
 export type Strategy =
   | StrategyName
   | `${StrategyName}${Protection}`
-  | { readonly name: string; readonly policy: RetryOptions };
+  | {
+      readonly name: string;
+      readonly policy: RetryOptions;
+      readonly retryAfter?: RetryAfterRule;
+      readonly budget?: boolean;
+      readonly breaker?: boolean;
+    };
 
-/** A strategy's name, backoff options, and whether its clients share a retry budget and a circuit breaker. */
+/** A strategy's name, backoff options, Retry-After rule, and whether its clients share a budget and a breaker. */
 export interface ResolvedStrategy {
   readonly name: string;
   readonly policy: RetryOptions;
+  readonly retryAfter?: RetryAfterRule;
   readonly budget: boolean;
   readonly breaker: boolean;
 }

@@ -1,0 +1,56 @@
+// The dual-package hazard, on the real builds: an app whose code imports herdless (ESM) while a dependency
+// requires it (CJS) loads two copies. A RetryError or a permanent() wrapper from one must be recognised by the other.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'tsup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+type Herdless = typeof import('../src/index');
+
+describe('ESM and CJS builds loaded side by side', () => {
+  let dir = '';
+  let esm: Herdless;
+  let cjs: Herdless;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'herdless-dual-'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    const entry = { index: join(import.meta.dirname, '..', 'src', 'index.ts') };
+    await build({ entry, format: ['esm', 'cjs'], outDir: join(dir, 'dist'), dts: false, silent: true, config: false });
+    esm = (await import(pathToFileURL(join(dir, 'dist', 'index.js')).href)) as Herdless;
+    cjs = createRequire(import.meta.url)(join(dir, 'dist', 'index.cjs')) as Herdless;
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('are two copies', () => {
+    expect(esm.RetryError).not.toBe(cjs.RetryError);
+  });
+
+  it('instanceof RetryError holds across them, both ways, for a real give-up', async () => {
+    const fromCjs = await cjs.retry(() => Promise.reject(new Error('x')), { maxAttempts: 1 }).catch((e: unknown) => e);
+    const fromEsm = await esm.retry(() => Promise.reject(new Error('x')), { maxAttempts: 1 }).catch((e: unknown) => e);
+    expect(fromCjs).toBeInstanceOf(esm.RetryError);
+    expect(fromEsm).toBeInstanceOf(cjs.RetryError);
+    expect(new Error('x') instanceof esm.RetryError).toBe(false);
+  });
+
+  it('a RetryError from one copy is permanent for the other default classifier', () => {
+    const error = new cjs.RetryError({ reason: 'attempts', errors: [new Error('x')], attempts: 1, elapsedMs: 0 });
+    expect(esm.isTransient(error)).toBe(false);
+  });
+
+  it('permanent() from one copy stops the other retry with the error itself', async () => {
+    const err = Object.assign(new Error('gone'), { status: 503 });
+    let calls = 0;
+    const outcome = await esm
+      .retry(() => {
+        calls++;
+        throw cjs.permanent(err);
+      })
+      .catch((e: unknown) => e);
+    expect(outcome).toBe(err);
+    expect(calls).toBe(1);
+  });
+});
