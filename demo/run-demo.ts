@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { retry } from '../src/index';
+import { createCircuitBreaker, createRetryBudget, type RetryOptions, retry } from '../src/index';
 import { type OutageFigures, OutageServer, summarize } from '../src/simulate/index';
 
 export interface DemoOptions {
@@ -76,14 +76,31 @@ export function strategies(o: Required<Omit<DemoOptions, 'signal' | 'onStrategy'
       }
     }
   };
-  const herdless =
-    (jitter: 'full' | 'decorrelated'): Client =>
-    (url, count, signal) =>
-      retry(() => get(url, count, signal), { jitter, maxAttempts: o.maxAttempts, capMs: o.capMs, signal });
+  const herdless = (jitter: 'full' | 'decorrelated', shared: () => RetryOptions = () => ({})): Client => {
+    let lane: RetryOptions | undefined; // one budget and breaker per lane, shared by its clients, made when it starts
+    return (url, count, signal) => {
+      lane ??= shared();
+      return retry(() => get(url, count, signal), {
+        jitter,
+        maxAttempts: o.maxAttempts,
+        capMs: o.capMs,
+        signal,
+        ...lane,
+      });
+    };
+  };
   return [
     [`naive loop, fixed ${o.fixedDelayMs} ms`, naive],
     ['herdless, full jitter', herdless('full')],
     ['herdless, decorrelated', herdless('decorrelated')],
+    ['herdless, full + budget', herdless('full', () => ({ budget: createRetryBudget() }))],
+    [
+      'herdless, full + budget + breaker',
+      herdless('full', () => ({
+        budget: createRetryBudget(),
+        breaker: createCircuitBreaker({ breakMs: o.outageMs / 2, maxBreakMs: o.outageMs }),
+      })),
+    ],
   ];
 }
 
@@ -146,8 +163,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoFigures[]>
             await client(url, count, stop.signal);
             latencies.push(performance.now() - begun);
           } catch (error) {
-            // Out of attempts on 503s is giving up; anything else is an error, counted all the same.
-            if ((error as { name?: string }).name === 'RetryError' || (error as { status?: number }).status === 503)
+            // Out of attempts on 503s, or refused by the budget or the open breaker, is giving up; anything else is an
+            // error, counted all the same.
+            const name = (error as { name?: string }).name;
+            if (name === 'RetryError' || name === 'CircuitOpenError' || (error as { status?: number }).status === 503)
               gaveUp++;
             else errors++;
           }

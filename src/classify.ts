@@ -40,6 +40,7 @@ const PERMANENT_NAMES = /* @__PURE__ */ new Set([
   'SyntaxError',
   'ReferenceError',
   'RetryError',
+  'CircuitOpenError',
   'CanceledError', // axios: the caller cancelled the request
   'CancelError', // got: the caller cancelled the request
 ]);

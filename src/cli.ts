@@ -8,9 +8,13 @@ import { parseArgs } from 'node:util';
 import {
   contentionTable,
   formatMs,
+  OVERLOAD_STRATEGIES,
   outageTable,
+  overloadTable,
+  resolveStrategy,
   simulateContention,
   simulateOutage,
+  simulateOverload,
   svgChart,
   terminalChart,
 } from './simulate/index';
@@ -29,25 +33,42 @@ Simulates many clients retrying against one server, on virtual time, and compare
 Durations take a unit: ms or s (250ms, 4s, 1.5s).
 
 Flags:
-  --scenario outage|contention  outage (default): clients fail together through an outage, then meet a capacity
+  --scenario outage|contention|overload
+                                outage (default): clients fail together through an outage, then meet a capacity
                                 contention: the optimistic-concurrency model of AWS's "Exponential Backoff And Jitter"
+                                overload: steady traffic at 80% of a FIFO server's capacity, a 4 s slowdown to 10%,
+                                then 60 s: does the service recover, or do retries hold it in overload?
   --clients N                   outage: clients (default 1000); contention: a list, e.g. 10,50,100 (default 10..100)
-  --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')} (default: all):
+  --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker
+                                (default: outage and contention, all without; overload, ${OVERLOAD_STRATEGIES.join(', ')}):
                                 immediate retries at once; fixed waits 500 ms between attempts; none is exponential
-                                backoff without jitter (outage: 100 ms doubling to 10 s); full, equal and decorrelated
-                                are herdless's jitters (outage: the defaults, base 100 ms, cap 10 s)
+                                backoff without jitter (100 ms doubling to 10 s); full, equal and decorrelated are
+                                herdless's jitters (the defaults, base 100 ms, cap 10 s); +budget shares one
+                                createRetryBudget() and +breaker one createCircuitBreaker() (defaults) among the clients
   --seed N                      the same seed gives the same output (default 1)
   --json                        print the result as JSON
 
+Outage and overload:
+  --outage 4s                   outage: how long the server fails everything (default 4s); overload: answer fast
+                                503s for this long instead of the slowdown
+  --capacity 100/100ms          requests served per window (outage: after the outage, default 100/100ms; overload:
+                                default 1000/1s)
+  --max-attempts N              each client's maxAttempts (outage: default 10; overload: default 3)
+  --budget                      add +budget to every strategy compared
+  --breaker                     add +breaker to every strategy compared
+  --svg FILE                    write the load chart as a self-contained SVG (a panel per strategy)
+
 Outage only:
-  --outage 4s                   how long the server fails everything (default 4s)
-  --capacity 100/100ms          requests served per window after the outage (default 100/100ms)
-  --max-attempts N              each client's maxAttempts (default 10)
   --timeout 30s                 each client's deadline, its timeoutMs (default: none)
   --retry-after 2s              the server answers 429 with this Retry-After during the outage; each strategy
                                 also runs, starred (full*), under the old rule: the server's wait plus the
                                 attempt's backoff (a simulator-only reference; herdless spreads over the wait)
-  --svg FILE                    write the load chart as a self-contained SVG
+
+Overload only:
+  --queue-limit none|1s         none (default): an unbounded queue; 1s: the server sheds work beyond 1 s of queue
+                                with a fast 503
+  --slowdown 4s                 how long the server runs at 10% of its capacity (default 4s)
+  --load 0.8                    the demand as a share of capacity (default 0.8)
 
 Contention only (the post's base 5 ms and cap 2 s):
   --runs N                      runs averaged per point (default 100)
@@ -58,16 +79,21 @@ Contention only (the post's base 5 ms and cap 2 s):
 Exit codes: 0 done, 1 the SVG could not be written, 2 a bad command line.
 `;
 
-/** The scenario each scenario-specific flag belongs to; any other flag applies to both. */
-const SCENARIO_OF_FLAG = {
-  outage: 'outage',
-  capacity: 'outage',
-  'max-attempts': 'outage',
-  timeout: 'outage',
-  'retry-after': 'outage',
-  svg: 'outage',
-  runs: 'contention',
-} as const;
+/** The scenarios each scenario-specific flag belongs to; any other flag applies to all. */
+const SCENARIO_OF_FLAG: Readonly<Record<string, readonly string[]>> = {
+  outage: ['outage', 'overload'],
+  capacity: ['outage', 'overload'],
+  'max-attempts': ['outage', 'overload'],
+  budget: ['outage', 'overload'],
+  breaker: ['outage', 'overload'],
+  svg: ['outage', 'overload'],
+  timeout: ['outage'],
+  'retry-after': ['outage'],
+  runs: ['contention'],
+  'queue-limit': ['overload'],
+  slowdown: ['overload'],
+  load: ['overload'],
+};
 
 /** The version in the package.json one directory up: the same from `dist/cli.js` and from `src/cli.ts`. */
 export function packageVersion(): string {
@@ -177,6 +203,11 @@ function run(args: readonly string[], io: Io): number {
       json: { type: 'boolean' },
       svg: { type: 'string' },
       timeout: { type: 'string' },
+      budget: { type: 'boolean' },
+      breaker: { type: 'boolean' },
+      'queue-limit': { type: 'string' },
+      slowdown: { type: 'string' },
+      load: { type: 'string' },
       'retry-after': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -196,18 +227,28 @@ function run(args: readonly string[], io: Io): number {
     );
   }
   const scenario = values.scenario ?? 'outage';
-  if (scenario !== 'outage' && scenario !== 'contention') {
-    throw new UsageError(`--scenario must be outage or contention, got '${scenario}'`);
+  if (scenario !== 'outage' && scenario !== 'contention' && scenario !== 'overload') {
+    throw new UsageError(`--scenario must be outage, contention or overload, got '${scenario}'`);
   }
   for (const [flag, only] of Object.entries(SCENARIO_OF_FLAG)) {
-    if (values[flag as keyof typeof SCENARIO_OF_FLAG] !== undefined && only !== scenario) {
-      throw new UsageError(`--${flag} is for the ${only} scenario only, not ${scenario}`);
+    if (values[flag as keyof typeof values] !== undefined && !only.includes(scenario)) {
+      throw new UsageError(
+        `--${flag} is for the ${only.join(' and ')} scenario${only.length > 1 ? 's' : ''} only, not ${scenario}`,
+      );
     }
   }
-  const strategies = values.strategies?.split(',').map((s) => s.trim());
+  const extras = `${values.budget ? '+budget' : ''}${values.breaker ? '+breaker' : ''}`;
+  const given = values.strategies?.split(',').map((s) => s.trim());
+  const strategies = (
+    given ?? (extras === '' ? undefined : scenario === 'overload' ? ['fixed', 'none', 'full'] : Object.keys(STRATEGIES))
+  )?.map((s) => withExtras(s, extras));
   for (const s of strategies ?? []) {
-    if (!(s in STRATEGIES)) {
-      throw new UsageError(`--strategies takes ${Object.keys(STRATEGIES).join(', ')}; got '${s}'`);
+    try {
+      resolveStrategy(s as Strategy);
+    } catch {
+      throw new UsageError(
+        `--strategies takes ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker; got '${s}'`,
+      );
     }
   }
   const seed = positiveInteger('seed', values.seed, 1);
@@ -244,6 +285,10 @@ function run(args: readonly string[], io: Io): number {
       io.out(`${contentionTable(result)}\n`);
     }
     return 0;
+  }
+
+  if (scenario === 'overload') {
+    return runOverload(values, strategies as Strategy[] | undefined, seed, io, progress, endProgress);
   }
 
   const clients = positiveInteger('clients', values.clients, 1_000);
@@ -301,6 +346,85 @@ function run(args: readonly string[], io: Io): number {
       `each client: max ${maxAttempts} attempts${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
   );
   io.out(`${outageTable(result.results, capacity)}\n\n${terminalChart(series, chart)}\n`);
+  if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);
+  return 0;
+}
+
+/** A strategy with `+budget`/`+breaker` added, unless it has them already. */
+function withExtras(strategy: string, extras: string): string {
+  let out = strategy;
+  for (const extra of extras.match(/\+\w+/g) ?? []) if (!out.split('+').includes(extra.slice(1))) out += extra;
+  return out;
+}
+
+/** `herdless simulate --scenario overload`. */
+function runOverload(
+  values: Record<string, string | boolean | undefined>,
+  strategies: Strategy[] | undefined,
+  seed: number,
+  io: Io,
+  progress: (done: number, total: number) => void,
+  endProgress: () => void,
+): number {
+  const text = (flag: string) => values[flag] as string | undefined;
+  const { capacity, windowMs } =
+    text('capacity') === undefined ? { capacity: 1_000, windowMs: 1_000 } : parseCapacity(text('capacity') as string);
+  const perSecond = (capacity * 1_000) / windowMs;
+  const outage = text('outage');
+  if (outage !== undefined && text('slowdown') !== undefined) {
+    throw new UsageError('--outage and --slowdown are two kinds of blip: give one');
+  }
+  const slowdownMs = parseDuration(outage === undefined ? 'slowdown' : 'outage', outage ?? text('slowdown') ?? '4s');
+  const limit = text('queue-limit') ?? 'none';
+  const queueLimitMs = limit === 'none' ? Infinity : parseDuration('queue-limit', limit);
+  const loadText = text('load') ?? '0.8';
+  if (!/^\d+(?:\.\d+)?$/.test(loadText) || !(Number(loadText) > 0)) {
+    throw new UsageError(`--load must be a share of capacity above 0, like 0.8, got '${loadText}'`);
+  }
+  const result = simulateOverload({
+    capacity: perSecond,
+    load: Number(loadText),
+    slowdownMs,
+    outage: outage !== undefined,
+    queueLimitMs,
+    maxAttempts: positiveInteger('max-attempts', text('max-attempts'), 3),
+    seed,
+    ...(strategies ? { strategies } : {}),
+    onProgress: progress,
+  });
+  endProgress();
+  const s = result.settings;
+  const series = result.results.map((r) => ({ name: r.strategy, load: r.load }));
+  const blip = s.outage
+    ? `${s.slowdownMs / 1_000} s of 503s`
+    : `a ${s.slowdownMs / 1_000} s slowdown to ${s.slowdownCapacity * 100}%`;
+  const chart = {
+    windowMs: s.windowMs,
+    capacity: (s.capacity * s.windowMs) / 1_000,
+    outageFromMs: s.warmupMs,
+    outageMs: s.warmupMs + s.slowdownMs,
+    outageLabel: s.outage ? 'outage' : 'slowdown',
+    viewMs: s.warmupMs + s.slowdownMs + s.afterMs,
+  };
+  if (values.svg !== undefined) {
+    writeOutput(
+      io,
+      values.svg as string,
+      svgChart(series, {
+        ...chart,
+        title: `Overload: ${s.load * 100}% of ${s.capacity}/s, ${blip}, queue limit ${formatMs(s.queueLimitMs)}`,
+      }),
+    );
+  }
+  if (values.json) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+  io.out(
+    `overload: demand ${s.load * 100}% of ${s.capacity}/s (FIFO, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}), ${blip} after ${s.warmupMs / 1_000} s, then ${s.afterMs / 1_000} s\n` +
+      `each request: attempt timeout ${formatMs(s.attemptTimeoutMs)}, max ${s.maxAttempts} attempts; seed ${seed}\n\n`,
+  );
+  io.out(`${overloadTable(result.results)}\n\n${terminalChart(series, chart)}\n`);
   if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);
   return 0;
 }

@@ -15,9 +15,11 @@ export type Decision =
 /**
  * Whether to retry after `attempt` failed, `elapsedMs` into the call, the server having asked for `retryAfterMs`
  * (or not). Checks, in order: attempts left, the server's wait against `maxRetryAfterMs`, and whether the sleep would
- * end at or after the deadline. With no wait from the server (or a wait of 0) the delay is the jittered backoff; with
- * one, it is that wait plus a spread that grows with it ({@link spreadAfter}), so clients told the same moment do
- * not return together. Pure but for `policy.random`.
+ * end at or after the deadline; then whether the policy's circuit breaker is closed and its retry budget holds a retry
+ * (spending it: the budget is asked last, so only a retry that happens spends). With no wait from the server (or a
+ * wait of 0) the delay is the jittered backoff; with one, it is that wait plus a spread that grows with it
+ * ({@link spreadAfter}), so clients told the same moment do not return together. Pure but for `policy.random` and
+ * the shared budget and breaker.
  */
 export function decide(
   policy: RetryPolicy<never>,
@@ -33,5 +35,8 @@ export function decide(
   const delayMs = hinted ? spreadAfter(retryAfterMs, policy) : delayFor(policy, attempt, previousBackoffMs);
   const backoffMs = hinted ? previousBackoffMs : delayMs;
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
+  if (policy.breaker !== undefined && policy.breaker.state !== 'closed')
+    return { retry: false, reason: 'circuit-open' };
+  if (policy.budget?.tryWithdraw() === false) return { retry: false, reason: 'budget' };
   return { retry: true, delayMs, backoffMs };
 }

@@ -2,9 +2,11 @@
  * Why `retry()` stopped retrying transient failures:
  * - `'attempts'`: `maxAttempts` attempts were made;
  * - `'timeout'`: the overall deadline (`timeoutMs`) passed, or the next sleep would have ended at or after it;
- * - `'retry-after'`: the server asked to wait longer than `maxRetryAfterMs`.
+ * - `'retry-after'`: the server asked to wait longer than `maxRetryAfterMs`;
+ * - `'budget'`: the retry budget (`budget`) refused the retry;
+ * - `'circuit-open'`: the circuit breaker (`breaker`) opened between attempts.
  */
-export type StopReason = 'attempts' | 'timeout' | 'retry-after';
+export type StopReason = 'attempts' | 'timeout' | 'retry-after' | 'budget' | 'circuit-open';
 
 /** What {@link RetryError}'s constructor takes. */
 export interface RetryErrorInit {
@@ -94,7 +96,7 @@ const BRAND = 'herdless.RetryError';
  */
 export class RetryError extends Error {
   override readonly name = 'RetryError';
-  /** Why retrying stopped: `'attempts'`, `'timeout'` or `'retry-after'`. */
+  /** Why retrying stopped: `'attempts'`, `'timeout'`, `'retry-after'`, `'budget'` or `'circuit-open'`. */
   readonly reason: StopReason;
   /**
    * The failed attempts' errors, in order (frozen): all of them when there were at most 20, else the first 10 and

@@ -1,3 +1,13 @@
+export {
+  type CircuitBreaker,
+  type CircuitBreakerOptions,
+  type CircuitChangeReason,
+  CircuitOpenError,
+  type CircuitState,
+  type CircuitStateChange,
+  createCircuitBreaker,
+} from './breaker';
+export { createRetryBudget, type RetryBudget, type RetryBudgetOptions } from './budget';
 export { getStatus, isNetworkError, isTransient, isTransientStatus } from './classify';
 export { type Backoff, type BackoffOptions, computeDelay, type Jitter } from './delay';
 export { permanent, RetryError, type RetryErrorInit, type StopReason } from './errors';

@@ -1,7 +1,9 @@
+import type { CircuitBreaker } from './breaker';
+import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, type Jitter, normalizeBackoff } from './delay';
 import { readRetryAfter } from './retry-after';
-import { fail, num, optionalFn, or, positive } from './validate';
+import { fail, num, optionalFn, or, positive, shaped } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -118,6 +120,19 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
    * first. Default `false`.
    */
   readonly unref?: boolean | undefined;
+  /**
+   * A retry budget from {@link createRetryBudget}, shared by the calls that pass it: each call's first attempt
+   * deposits, each retry withdraws, and a retry it refuses makes `retry()` give up at once with reason `'budget'`.
+   * Default: none (retries bounded only by `maxAttempts` and `timeoutMs`).
+   */
+  readonly budget?: RetryBudget | undefined;
+  /**
+   * A circuit breaker from {@link createCircuitBreaker}, shared by the calls that pass it. While it is open, a call
+   * rejects at once with a `CircuitOpenError` without calling `fn`, and a call between attempts gives up with reason
+   * `'circuit-open'`. Each attempt's outcome is reported to it: a success, or a failure this policy's `isTransient`
+   * calls transient (a timed-out attempt or a retried result counts as one too). Default: none.
+   */
+  readonly breaker?: CircuitBreaker | undefined;
 }
 
 /** A validated, frozen policy, every default filled in: what {@link createPolicy} returns. */
@@ -133,6 +148,8 @@ export interface RetryPolicy<T = unknown> extends Backoff {
   readonly onFailure: ((event: FailureEvent) => void | PromiseLike<void>) | undefined;
   readonly retryAfter: (errorOrValue: unknown) => number | undefined;
   readonly unref: boolean;
+  readonly budget: RetryBudget | undefined;
+  readonly breaker: CircuitBreaker | undefined;
 }
 
 /** The options `retry()` knows: every other key is an error that names it. */
@@ -153,6 +170,8 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'onFailure',
   'retryAfter',
   'unref',
+  'budget',
+  'breaker',
 ]);
 
 /** What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel) write, and ours. */
@@ -226,6 +245,8 @@ class Policy<T> implements RetryPolicy<T> {
   declare readonly onFailure: RetryPolicy<T>['onFailure'];
   declare readonly retryAfter: RetryPolicy<T>['retryAfter'];
   declare readonly unref: boolean;
+  declare readonly budget: RetryBudget | undefined;
+  declare readonly breaker: CircuitBreaker | undefined;
 
   constructor(options: RetryOptions<T>) {
     normalizeBackoff(options, this);
@@ -250,6 +271,8 @@ class Policy<T> implements RetryPolicy<T> {
     this.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
     const unref = or<unknown>(options.unref, false);
     this.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
+    this.budget = shaped('budget', options.budget, 'tryWithdraw', 'a RetryBudget (createRetryBudget())');
+    this.breaker = shaped('breaker', options.breaker, 'admit', 'a CircuitBreaker (createCircuitBreaker())');
     for (const key of Object.keys(options)) if (!KNOWN.has(key)) unknownOption(key);
   }
 }

@@ -1,3 +1,4 @@
+import type { CircuitBreaker } from './breaker';
 import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { type RetryContext, type RetryOptions, toPolicy } from './policy';
@@ -83,7 +84,7 @@ export async function retry<T>(
 ): Promise<T> {
   if (typeof fn !== 'function') fail(TypeError, 'fn', 'a function', fn);
   const p = toPolicy(policy);
-  const { signal, timeoutMs, attemptTimeoutMs } = p;
+  const { signal, timeoutMs, attemptTimeoutMs, breaker } = p;
   if (signal?.aborted) throw signal.reason;
   const start = now();
   const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
@@ -97,6 +98,7 @@ export async function retry<T>(
   let attempt = 1;
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
   let spinsFromMs = 0;
+  let probe: CircuitBreaker | undefined; // the breaker, while it awaits this attempt's outcome
 
   try {
     for (; ; attempt++) {
@@ -106,6 +108,17 @@ export async function retry<T>(
         reason = 'timeout';
         break;
       }
+      if (breaker !== undefined) {
+        const refused = breaker.admit();
+        if (refused !== undefined) {
+          if (attempt === 1) throw refused;
+          attempt--; // the breaker opened during the sleep: give up without this attempt
+          reason = 'circuit-open';
+          break;
+        }
+        probe = breaker;
+      }
+      if (attempt === 1) p.budget?.deposit();
       const context = new Attempt(attempt, startedMs);
       if (watch !== undefined) watch.current = context;
       let outcome: unknown;
@@ -140,7 +153,11 @@ export async function retry<T>(
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
         if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
-        if (!byDeadline && !verdict) return outcome as T;
+        if (!byDeadline && !verdict) {
+          probe?.recordSuccess();
+          probe = undefined;
+          return outcome as T;
+        }
       }
       if (p.onFailure !== undefined && (failed || !byDeadline)) {
         const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
@@ -160,6 +177,10 @@ export async function retry<T>(
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
+      if (!byDeadline && probe !== undefined) {
+        probe.recordFailure(); // a transient error, an attempt timeout or a retried result
+        probe = undefined;
+      } // else the finally releases it: a permanent error, an abort or the deadline says nothing of the dependency
       last = outcome;
       lastFailed = failed;
       if (failed) {
@@ -214,6 +235,7 @@ export async function retry<T>(
     }
   } finally {
     watch?.release();
+    probe?.release();
   }
 
   if (!lastFailed) return last as T;
@@ -222,9 +244,11 @@ export async function retry<T>(
       ? `maxAttempts ${p.maxAttempts}`
       : reason === 'timeout'
         ? `timeoutMs ${timeoutMs}`
-        : retryAfterMs === Infinity
-          ? 'the server said not to retry'
-          : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
+        : reason !== 'retry-after'
+          ? undefined
+          : retryAfterMs === Infinity
+            ? 'the server said not to retry'
+            : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
   throw new RetryError({
     reason,
     errors: (errors as ErrorLog).toArray(),

@@ -66,3 +66,22 @@ export function optionalFn<F>(name: string, value: F | undefined): F | undefined
 
 /** The option's value, or `fallback` when it is absent or `undefined` (but not `null`, which is a wrong type). */
 export const or = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
+
+/** Throws a TypeError naming the first key of `options` that is not in `known` (`what`: whose options these are). */
+export function onlyKnown(options: object, known: ReadonlySet<string>, what: string): void {
+  for (const key of Object.keys(options)) {
+    if (!known.has(key)) {
+      const error = new TypeError(`herdless: unknown ${what} option '${key}' (known: ${[...known].join(', ')})`);
+      own.add(error);
+      throw error;
+    }
+  }
+}
+
+/** Returns `value` if it is undefined or an object with a `method` function, else throws a TypeError naming it. */
+export function shaped<V>(name: string, value: V | undefined, method: string, rule: string): V | undefined {
+  if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function') {
+    fail(TypeError, name, rule, value);
+  }
+  return value;
+}

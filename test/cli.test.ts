@@ -160,21 +160,43 @@ describe('herdless simulate', () => {
     [['simulate', '--capacity', '10/0ms'], "--capacity needs a window longer than 0, got '10/0ms'"],
     [
       ['simulate', '--strategies', 'full,wild'],
-      "--strategies takes immediate, fixed, none, full, equal, decorrelated; got 'wild'",
+      "--strategies takes immediate, fixed, none, full, equal, decorrelated, each optionally with +budget and/or +breaker; got 'wild'",
     ],
-    [['simulate', '--scenario', 'storm'], "--scenario must be outage or contention, got 'storm'"],
+    [['simulate', '--scenario', 'storm'], "--scenario must be outage, contention or overload, got 'storm'"],
+    [['simulate', '--strategies', 'full+budget+budget'], "got 'full+budget+budget'"],
+    [
+      ['simulate', '--scenario', 'overload', '--timeout', '1s'],
+      '--timeout is for the outage scenario only, not overload',
+    ],
+    [['simulate', '--queue-limit', '1s'], '--queue-limit is for the overload scenario only, not outage'],
+    [['simulate', '--scenario', 'overload', '--queue-limit', '1'], '--queue-limit must be a duration like 4s or 250ms'],
+    [
+      ['simulate', '--scenario', 'overload', '--load', 'lots'],
+      "--load must be a share of capacity above 0, like 0.8, got 'lots'",
+    ],
+    [
+      ['simulate', '--scenario', 'overload', '--outage', '2s', '--slowdown', '2s'],
+      '--outage and --slowdown are two kinds',
+    ],
+    [['simulate', '--scenario', 'contention', '--budget'], '--budget is for the outage and overload scenarios only'],
     [
       ['simulate', '--scenario', 'contention', '--svg', 'x.svg'],
-      '--svg is for the outage scenario only, not contention',
+      '--svg is for the outage and overload scenarios only, not contention',
     ],
     [['simulate', '--runs', '5'], '--runs is for the contention scenario only, not outage'],
     [
       ['simulate', '--scenario', 'contention', '--max-attempts', '3'],
-      '--max-attempts is for the outage scenario only, not contention',
+      '--max-attempts is for the outage and overload scenarios only, not contention',
     ],
     [['simulate', '--scenario', 'contention', '--timeout', '1s'], '--timeout is for the outage scenario only'],
-    [['simulate', '--scenario', 'contention', '--outage', '1s'], '--outage is for the outage scenario only'],
-    [['simulate', '--scenario', 'contention', '--capacity', '5/1s'], '--capacity is for the outage scenario only'],
+    [
+      ['simulate', '--scenario', 'contention', '--outage', '1s'],
+      '--outage is for the outage and overload scenarios only',
+    ],
+    [
+      ['simulate', '--scenario', 'contention', '--capacity', '5/1s'],
+      '--capacity is for the outage and overload scenarios only',
+    ],
     [
       ['simulate', '--outage', '4'],
       "--outage must be a duration like 4s or 250ms, got '4' (a unit is required: 4ms or 4s)",
@@ -295,6 +317,37 @@ describe('package.json', () => {
   });
 });
 
+describe('herdless simulate --scenario overload', () => {
+  it('--json prints the scenario, its settings and a row per strategy with the figures the issue names', () => {
+    const { code, out } = run(
+      'simulate',
+      '--scenario',
+      'overload',
+      '--capacity',
+      '50/250ms',
+      '--strategies',
+      'full',
+      '--budget',
+      '--queue-limit',
+      '1s',
+      '--json',
+    );
+    expect(code).toBe(0);
+    const result = JSON.parse(out);
+    expect(result.scenario).toBe('overload');
+    expect(result.settings).toMatchObject({ capacity: 200, queueLimitMs: 1_000, maxAttempts: 3, load: 0.8 });
+    expect(result.results.map((r: { strategy: string }) => r.strategy)).toEqual(['full+budget']);
+    expect(Object.keys(result.results[0])).toEqual(
+      expect.arrayContaining(['strategy', 'amplification', 'goodput', 'recoveryMs', 'p99Ms', 'load']),
+    );
+  });
+
+  it('--breaker adds a breaker to the outage scenario too', () => {
+    const { out } = run('simulate', '--clients', '50', '--strategies', 'fixed', '--breaker', '--json');
+    expect(JSON.parse(out).results[0].strategy).toBe('fixed+breaker');
+  });
+});
+
 describe('the figures in docs/ and the README are what the code prints', () => {
   const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
   const readme = read('README.md');
@@ -306,6 +359,27 @@ describe('the figures in docs/ and the README are what the code prints', () => {
     expect(files.get('docs/outage.svg')).toBe(read('docs/outage.svg'));
     expect(readme).toContain(`# in a clone: npm run simulate\n${read('docs/outage.txt')}\`\`\``);
   });
+
+  it('docs/overload.txt, docs/overload-1s.txt and their SVGs are `herdless simulate --scenario overload`', () => {
+    for (const [limit, name] of [
+      ['none', 'overload'],
+      ['1s', 'overload-1s'],
+    ] as const) {
+      const { code, out, files } = run(
+        'simulate',
+        '--scenario',
+        'overload',
+        '--queue-limit',
+        limit,
+        '--svg',
+        `docs/${name}.svg`,
+      );
+      expect(code).toBe(0);
+      expect(out).toBe(`${read(`docs/${name}.txt`)}\nwrote docs/${name}.svg\n`);
+      expect(files.get(`docs/${name}.svg`)).toBe(read(`docs/${name}.svg`));
+      expect(readme).toContain(read(`docs/${name}.txt`));
+    }
+  }, 60_000); // two full default runs: well under 5 s each alone, slower on a loaded machine
 
   it('docs/retry-after.txt is `herdless simulate --retry-after 2s --strategies full,equal,decorrelated`, pasted', () => {
     const doc = read('docs/retry-after.txt');

@@ -11,6 +11,8 @@ describe('the real-server demo', () => {
       'naive loop, fixed 100 ms',
       'herdless, full jitter',
       'herdless, decorrelated',
+      'herdless, full + budget',
+      'herdless, full + budget + breaker',
     ]);
     for (const r of results) {
       expect(r.sent).toBe(r.received);
@@ -18,9 +20,14 @@ describe('the real-server demo', () => {
       expect(r.load.reduce((a, b) => a + b, 0)).toBe(r.received);
       expect(r.succeeded + r.gaveUp + r.errors).toBe(30);
       expect(r.errors).toBe(0);
-      expect(r.requests).toBeGreaterThanOrEqual(30);
+      // Every client sends at least once, except those an open breaker refused (it opens after 5 failures).
+      expect(r.requests).toBeGreaterThanOrEqual(r.strategy.includes('breaker') ? 5 : 30);
       expect(r.requests).toBeLessThanOrEqual(30 * 5);
     }
+    // A budget holds retries to 10% of the 30 first attempts plus its reserve of 10 a second over 10 s.
+    const budget = results[3] as (typeof results)[0];
+    expect(budget.requests).toBeLessThanOrEqual(30 + 0.1 * 30 + 100);
+    expect((results[4] as (typeof results)[0]).requests).toBeLessThanOrEqual(budget.requests);
   }, 20_000);
 
   it('stops early when its signal aborts, closing the server', async () => {

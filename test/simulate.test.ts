@@ -67,7 +67,18 @@ describe('the outage simulator', () => {
     expect(() => simulateOutage({ strategies: ['jittery' as never] })).toThrow(
       /unknown strategy 'jittery' \(known: immediate, fixed/,
     );
-    expect(resolveStrategy('full')).toEqual({ name: 'full', policy: STRATEGIES.full });
+    expect(resolveStrategy('full')).toEqual({ name: 'full', policy: STRATEGIES.full, budget: false, breaker: false });
+    expect(resolveStrategy('none+breaker+budget')).toEqual({
+      name: 'none+breaker+budget',
+      policy: STRATEGIES.none,
+      budget: true,
+      breaker: true,
+    });
+    for (const bad of ['full+budget+budget', 'full+retries', '+budget', 'full+']) {
+      expect(() => resolveStrategy(bad as never)).toThrow(
+        /unknown strategy .* each optionally with \+budget and\/or \+breaker/,
+      );
+    }
   });
 
   it('with a Retry-After in the outage, spreads the returning clients within capacity; the old rule did not', () => {
@@ -317,7 +328,7 @@ describe('charts', () => {
     expect(marker.indexOf('^')).toBe(`${name} |`.length + 6);
   });
 
-  it('the SVG is self-contained, labelled, marks capacity and clips a burst above the post-outage scale', () => {
+  it('the SVG is self-contained small multiples: a panel per series on one scale, each with capacity and outage', () => {
     const svg = svgChart([...series, { name: 'burst', load: [9_000, 0, 0, 0] }], { ...options, title: 'a <b> & c' });
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg).not.toMatch(/<script|href=|@import|url\(/);
@@ -325,7 +336,31 @@ describe('charts', () => {
     expect(svg).toContain('requests per 100 ms');
     expect(svg).toContain('capacity 100');
     expect(svg).toContain('a &lt;b&gt; &amp; c');
-    expect(svg).toContain('burst: 9000 (clipped)');
-    expect(svg.match(/<polyline/g)).toHaveLength(3);
+    expect(svg).toContain('burst (peak 9000, clipped)'); // the shared scale stops at 4x capacity
+    const panels = series.length + 1;
+    expect(svg.match(/<polyline/g)).toHaveLength(panels);
+    expect(svg.match(/stroke-dasharray="6 4"/g)).toHaveLength(panels); // a capacity line in each
+    expect(svg.match(/fill="#ececec"/g)).toHaveLength(panels); // the outage shaded in each
+    // One scale: the capacity line sits at the same height within every panel.
+    const heights = [...svg.matchAll(/y1="([\d.]+)" y2="[\d.]+" stroke="#000"/g)].map((m) => Number(m[1]));
+    const gaps = heights.slice(1).map((h, i) => h - (heights[i] as number));
+    expect(new Set(gaps).size).toBe(1);
+  });
+
+  it('the shaded span runs from outageFromMs, and the view to viewMs', () => {
+    const svg = svgChart([{ name: 'a', load: Array.from({ length: 100 }, () => 50) }], {
+      windowMs: 100,
+      capacity: 100,
+      outageFromMs: 2_000,
+      outageMs: 3_000,
+      outageLabel: 'slowdown',
+      viewMs: 5_000,
+    });
+    expect(svg).toContain('shaded: the slowdown');
+    const [, x, width] = /<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"[^>]*#ececec/.exec(svg) ?? [];
+    // The plot is 866 px for 5 s from x = 70: the slowdown is 2 s to 3 s.
+    expect(Number(x)).toBeCloseTo(70 + 866 * 0.4, 0);
+    expect(Number(width)).toBeCloseTo(866 * 0.2, 0);
+    expect(svg).toContain('cut at 5.0 s; runs last to 10 s');
   });
 });

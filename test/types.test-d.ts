@@ -1,8 +1,14 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   type BackoffOptions,
+  type CircuitBreaker,
+  CircuitOpenError,
+  type CircuitState,
+  type CircuitStateChange,
   computeDelay,
+  createCircuitBreaker,
   createPolicy,
+  createRetryBudget,
   type FailureEvent,
   getStatus,
   isNetworkError,
@@ -11,6 +17,7 @@ import {
   type Jitter,
   parseRetryAfter,
   permanent,
+  type RetryBudget,
   type RetryContext,
   RetryError,
   type RetryEvent,
@@ -79,7 +86,7 @@ describe('public types', () => {
   it('RetryError and the classifiers', () => {
     const error = new RetryError({ reason: 'attempts', errors: [], attempts: 1, elapsedMs: 0 });
     expectTypeOf(error.reason).toEqualTypeOf<StopReason>();
-    expectTypeOf<StopReason>().toEqualTypeOf<'attempts' | 'timeout' | 'retry-after'>();
+    expectTypeOf<StopReason>().toEqualTypeOf<'attempts' | 'timeout' | 'retry-after' | 'budget' | 'circuit-open'>();
     expectTypeOf(error.errors).toEqualTypeOf<readonly unknown[]>();
     expectTypeOf(error).toExtend<Error>();
     expectTypeOf(isTransient).toEqualTypeOf<(error: unknown) => boolean>();
@@ -88,6 +95,33 @@ describe('public types', () => {
     expectTypeOf(getStatus).returns.toEqualTypeOf<number | undefined>();
     expectTypeOf(parseRetryAfter).returns.toEqualTypeOf<number | undefined>();
     expectTypeOf(readRetryAfter).returns.toEqualTypeOf<number | undefined>();
+  });
+
+  it('budget and breaker', () => {
+    const budget = createRetryBudget({ ratio: 0.2, minPerSecond: 1, windowMs: 5_000, now: () => 0 });
+    expectTypeOf(budget).toEqualTypeOf<RetryBudget>();
+    expectTypeOf(budget.available()).toEqualTypeOf<number>();
+    expectTypeOf(budget.tryWithdraw()).toEqualTypeOf<boolean>();
+    const breaker = createCircuitBreaker({
+      consecutiveFailures: 3,
+      failureRatio: 0.5,
+      onStateChange: (change) => {
+        expectTypeOf(change).toEqualTypeOf<CircuitStateChange>();
+        expectTypeOf(change.to).toEqualTypeOf<CircuitState>();
+      },
+    });
+    expectTypeOf(breaker).toEqualTypeOf<CircuitBreaker>();
+    expectTypeOf(breaker.state).toEqualTypeOf<'closed' | 'open' | 'half-open'>();
+    expectTypeOf(breaker.admit()).toEqualTypeOf<CircuitOpenError | undefined>();
+    expectTypeOf(new CircuitOpenError(5).remainingMs).toEqualTypeOf<number>();
+    expectTypeOf(retry(() => 1, { budget, breaker })).toEqualTypeOf<Promise<number>>();
+    expectTypeOf(createPolicy({ budget, breaker }).budget).toEqualTypeOf<RetryBudget | undefined>();
+    // @ts-expect-error a budget is a RetryBudget, not a number
+    retry(() => 1, { budget: 0.1 });
+    // @ts-expect-error an unknown breaker option is a type error
+    createCircuitBreaker({ threshold: 5 });
+    // @ts-expect-error state is readonly
+    breaker.state = 'open';
   });
 
   it('the hooks peers users reach for: onFailure, permanent, retryAfter, unref', () => {

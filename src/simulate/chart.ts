@@ -12,6 +12,12 @@ export interface ChartOptions {
   readonly capacity: number;
   /** When the outage ended, in ms, marked on the chart (omit for none). */
   readonly outageMs?: number;
+  /** When the outage began, in ms: the shaded span is from here to `outageMs`. Default 0. */
+  readonly outageFromMs?: number;
+  /** What to call it: `'outage'` (default) or, say, `'slowdown'`. */
+  readonly outageLabel?: string;
+  /** The end of the time shown, in ms. Default: the outage's end plus 10 s. */
+  readonly viewMs?: number;
   readonly title?: string;
 }
 
@@ -20,7 +26,8 @@ const BARS = ' ▁▂▃▄▅▆▇█';
 /** What both charts show: the outage and the 10 s after it, in windows, out of `total` windows in the run. */
 function view(series: readonly LoadSeries[], options: ChartOptions): { total: number; windows: number } {
   const total = Math.max(1, ...series.map((s) => s.load.length));
-  return { total, windows: Math.min(total, Math.ceil(((options.outageMs ?? 0) + 10_000) / options.windowMs)) };
+  const viewMs = options.viewMs ?? (options.outageMs ?? 0) + 10_000;
+  return { total, windows: Math.min(total, Math.ceil(viewMs / options.windowMs)) };
 }
 
 /**
@@ -52,7 +59,7 @@ export function terminalChart(series: readonly LoadSeries[], options: ChartOptio
   }
   if (options.outageMs !== undefined && options.outageMs > 0) {
     const column = Math.min(columns - 1, Math.floor(options.outageMs / options.windowMs / span));
-    lines.push(`${''.padEnd(label)}  ${outageMarker(column, 78 - label)}`);
+    lines.push(`${''.padEnd(label)}  ${outageMarker(column, 78 - label, options.outageLabel)}`);
   }
   const end = formatMs(columns * span * options.windowMs);
   lines.push(`${''.padEnd(label)}  0 s${end.padStart(columns - 3)}`);
@@ -63,8 +70,8 @@ export function terminalChart(series: readonly LoadSeries[], options: ChartOptio
  * The marker under the bars: a `^` in the column where the outage ends, its label to the right of it, or to the left
  * when the line would pass `room` characters (the label never shifts the `^`).
  */
-function outageMarker(column: number, room: number): string {
-  const text = 'outage ends';
+function outageMarker(column: number, room: number, label = 'outage'): string {
+  const text = `${label} ends`;
   if (column + 2 + text.length <= room) return `${' '.repeat(column)}^ ${text}`;
   if (column >= text.length + 1) return `${' '.repeat(column - text.length - 1)}${text} ^`;
   return `${' '.repeat(column)}^`;
@@ -81,88 +88,79 @@ const COLORS = ['#d62728', '#ff7f0e', '#8c564b', '#1f77b4', '#2ca02c', '#9467bd'
 const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
- * A self-contained SVG line chart: requests per window against time, one line per series, the capacity as a dashed
- * line, the end of the outage marked, labelled axes and a legend. No scripts, fonts or links.
+ * A self-contained SVG chart as small multiples: one panel per series, stacked, on shared axes (the same time span
+ * and the same scale of requests per window), each with the capacity as a dashed line and the outage (or slowdown)
+ * shaded, so that no line hides another. A burst above the shared scale is clipped and its peak named in the panel's
+ * title. No scripts, fonts or links.
  */
 export function svgChart(series: readonly LoadSeries[], options: ChartOptions): string {
-  const [W, H] = [960, 480];
-  const longest = Math.max(...series.map((s) => s.name.length + 16));
-  const m = { left: 70, right: Math.max(170, 44 + 7 * longest), top: 48, bottom: 56 };
+  const W = 960;
+  const m = { left: 70, right: 24, top: 52, bottom: 48 };
+  const [panelH, gap] = [96, 30];
+  const H = m.top + series.length * (panelH + gap) - gap + m.bottom;
   const plotW = W - m.left - m.right;
-  const plotH = H - m.top - m.bottom;
-  // The same view as the terminal chart: the outage and the 10 s after it, on a scale set by the load after the outage
-  // (what the recovering server meets); a burst during the outage above that scale is clipped and named.
   const { total, windows } = view(series, options);
   const endMs = windows * options.windowMs;
-  const firstAfter = Math.ceil((options.outageMs ?? 0) / options.windowMs);
-  const after = series.flatMap((s) => s.load.slice(firstAfter, windows));
-  const top = niceCeiling(Math.max(options.capacity * 1.5, ...after) * 1.1);
-  const clipped = series.filter((s) => Math.max(0, ...s.load.slice(0, windows)) > top);
+  const highest = Math.max(0, ...series.flatMap((s) => s.load.slice(0, windows)));
+  const top = niceCeiling(Math.min(4 * options.capacity, Math.max(1.5 * options.capacity, highest)) * 1.05);
   const x = (ms: number) => m.left + (ms / endMs) * plotW;
-  const y = (n: number) => m.top + plotH - (Math.min(n, top) / top) * plotH;
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
   );
   out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
   out.push(
-    `<text x="${m.left}" y="26" font-size="16" font-weight="bold">${xml(options.title ?? 'Requests reaching the server')}</text>`,
+    `<text x="${m.left}" y="24" font-size="16" font-weight="bold">${xml(options.title ?? 'Requests reaching the server')}</text>`,
   );
-  for (let i = 0; i <= 5; i++) {
-    const v = (top / 5) * i;
-    out.push(
-      `<line x1="${m.left}" x2="${m.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#eee"/>`,
-    );
-    out.push(`<text x="${m.left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${Math.round(v)}</text>`);
-  }
+  const label = options.outageLabel ?? 'outage';
+  out.push(
+    `<text x="${m.left}" y="42" fill="#555">requests per ${options.windowMs} ms, one panel per strategy on the same scale; dashed: capacity ${options.capacity}; shaded: the ${xml(label)}</text>`,
+  );
   const stepMs = niceCeiling(endMs / 10);
-  for (let t = 0; t <= endMs; t += stepMs) {
-    out.push(
-      `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${m.top + plotH}" y2="${m.top + plotH + 5}" stroke="#333"/>`,
-    );
-    out.push(`<text x="${x(t).toFixed(1)}" y="${m.top + plotH + 20}" text-anchor="middle">${t / 1_000}</text>`);
-  }
-  out.push(`<line x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${m.top + plotH}" stroke="#333"/>`);
-  out.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${m.top + plotH}" y2="${m.top + plotH}" stroke="#333"/>`);
-  out.push(`<text x="${m.left + plotW / 2}" y="${H - 14}" text-anchor="middle">time (s)</text>`);
-  out.push(
-    `<text transform="translate(18 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">requests per ${options.windowMs} ms</text>`,
-  );
-  if (options.outageMs !== undefined && options.outageMs > 0) {
-    const ox = x(options.outageMs).toFixed(1);
-    out.push(
-      `<rect x="${m.left}" y="${m.top}" width="${(x(options.outageMs) - m.left).toFixed(1)}" height="${plotH}" fill="#f3f3f3"/>`,
-    );
-    out.push(`<text x="${ox}" y="${m.top - 6}" text-anchor="middle" fill="#666">outage ends</text>`);
-  }
-  const cy = y(options.capacity).toFixed(1);
-  out.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${cy}" y2="${cy}" stroke="#000" stroke-dasharray="6 4"/>`);
-  out.push(
-    `<text x="${m.left + plotW + 6}" y="${(y(options.capacity) + 4).toFixed(1)}">capacity ${options.capacity}</text>`,
-  );
   series.forEach((s, i) => {
+    const py = m.top + i * (panelH + gap);
+    const y = (n: number) => py + panelH - (Math.min(n, top) / top) * panelH;
     const color = COLORS[i % COLORS.length];
+    const peak = Math.max(0, ...s.load.slice(0, windows));
+    const clip = peak > top ? ` (peak ${peak}, clipped)` : '';
+    out.push(`<text x="${m.left}" y="${py - 6}" font-weight="bold">${xml(s.name)}${clip}</text>`);
+    if (options.outageMs !== undefined && options.outageMs > 0) {
+      const from = x(options.outageFromMs ?? 0);
+      out.push(
+        `<rect x="${from.toFixed(1)}" y="${py}" width="${(x(options.outageMs) - from).toFixed(1)}" height="${panelH}" fill="#ececec"/>`,
+      );
+    }
+    for (const v of [0, top / 2, top]) {
+      out.push(
+        `<line x1="${m.left}" x2="${m.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#eee"/>`,
+      );
+      out.push(`<text x="${m.left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${Math.round(v)}</text>`);
+    }
+    out.push(`<line x1="${m.left}" x2="${m.left}" y1="${py}" y2="${py + panelH}" stroke="#333"/>`);
+    out.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${py + panelH}" y2="${py + panelH}" stroke="#333"/>`);
+    for (let t = 0; t <= endMs; t += stepMs) {
+      out.push(
+        `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${py + panelH}" y2="${py + panelH + 4}" stroke="#333"/>`,
+      );
+    }
+    const cy = y(options.capacity).toFixed(1);
+    out.push(
+      `<line x1="${m.left}" x2="${m.left + plotW}" y1="${cy}" y2="${cy}" stroke="#000" stroke-dasharray="6 4"/>`,
+    );
     const points = s.load
       .slice(0, windows)
       .map((n, w) => `${x((w + 0.5) * options.windowMs).toFixed(1)},${y(n).toFixed(1)}`)
       .join(' ');
     out.push(`<polyline fill="none" stroke="${color}" stroke-width="1.6" points="${points}"/>`);
-    const ly = m.top + 30 + i * 20;
-    out.push(
-      `<line x1="${m.left + plotW + 6}" x2="${m.left + plotW + 30}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="3"/>`,
-    );
-    out.push(`<text x="${m.left + plotW + 36}" y="${ly + 4}">${xml(s.name)}</text>`);
   });
-  clipped.forEach((s, i) => {
-    const peak = Math.max(...s.load.slice(0, windows));
-    const ny = m.top + 44 + (series.length + i) * 20;
-    out.push(
-      `<text x="${m.left + plotW + 6}" y="${ny}" fill="#666" font-size="11">${xml(s.name)}: ${peak} (clipped)</text>`,
-    );
-  });
+  const axisY = m.top + series.length * (panelH + gap) - gap;
+  for (let t = 0; t <= endMs; t += stepMs) {
+    out.push(`<text x="${x(t).toFixed(1)}" y="${axisY + 18}" text-anchor="middle">${t / 1_000}</text>`);
+  }
+  out.push(`<text x="${m.left + plotW / 2}" y="${H - 10}" text-anchor="middle">time (s)</text>`);
   if (total > windows) {
     out.push(
-      `<text x="${m.left + plotW}" y="${H - 14}" text-anchor="end" fill="#666" font-size="11">cut at ${formatMs(endMs)}; runs last to ${formatMs(total * options.windowMs)}</text>`,
+      `<text x="${m.left + plotW}" y="${H - 10}" text-anchor="end" fill="#666" font-size="11">cut at ${formatMs(endMs)}; runs last to ${formatMs(total * options.windowMs)}</text>`,
     );
   }
   out.push('</svg>');

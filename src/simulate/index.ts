@@ -9,7 +9,21 @@ export {
   simulateOutage,
   summarize,
 } from './outage';
-export { contentionTable, outageTable, table } from './report';
+export {
+  OVERLOAD_STRATEGIES,
+  type OverloadFigures,
+  type OverloadOptions,
+  type OverloadResult,
+  simulateOverload,
+} from './overload';
+export { contentionTable, outageTable, overloadTable, table } from './report';
 export type { RetryAfterRule } from './retries';
 export { OutageServer } from './server';
-export { resolveStrategy, STRATEGIES, type Strategy, type StrategyName } from './strategies';
+export {
+  type Protection,
+  type ResolvedStrategy,
+  resolveStrategy,
+  STRATEGIES,
+  type Strategy,
+  type StrategyName,
+} from './strategies';

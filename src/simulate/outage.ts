@@ -3,7 +3,7 @@ import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
 import { OutageServer } from './server';
-import { resolveStrategy, STRATEGIES, type Strategy } from './strategies';
+import { protectedPolicy, type ResolvedStrategy, resolveStrategy, STRATEGIES, type Strategy } from './strategies';
 
 /** The outage scenario's settings; every field is optional. */
 export interface OutageOptions {
@@ -75,6 +75,8 @@ const SUCCEEDED = 1;
 const FAILED = 2;
 /** Failed, with the server's Retry-After. */
 const HINTED = 3;
+/** A client sends an attempt (if its circuit breaker lets it). */
+const SEND = 4;
 
 /** Nearest-rank percentile of sorted values, NaN for none. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
@@ -119,10 +121,11 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
   return { scenario: 'outage', settings, results };
 }
 
-function runOutage(s: OutageResult['settings'], strategy: ReturnType<typeof resolveStrategy>): OutageFigures {
+function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): OutageFigures {
   const rng = createRng(s.seed);
+  const event = { time: 0, client: 0, kind: 0 };
   const policy = createPolicy({
-    ...strategy.policy,
+    ...protectedPolicy(strategy, () => event.time),
     maxAttempts: s.maxAttempts,
     timeoutMs: s.timeoutMs,
     random: rng.next,
@@ -138,19 +141,25 @@ function runOutage(s: OutageResult['settings'], strategy: ReturnType<typeof reso
   for (let c = 0; c < n; c++) {
     const at = rng.next() * s.startWindowMs;
     firstSend[c] = at;
-    queue.push(at + hop(), c, ARRIVE);
+    queue.push(at, c, SEND);
   }
 
   let succeeded = 0;
   let gaveUp = 0;
   let lastFinishMs = 0;
-  const event = { time: 0, client: 0, kind: 0 };
   while (queue.pop(event)) {
     const { time, client } = event;
-    if (event.kind === ARRIVE) {
+    if (event.kind === SEND) {
+      if (retries.start(client)) queue.push(time + hop(), client, ARRIVE);
+      else {
+        gaveUp++; // the circuit breaker refused it: CircuitOpenError, or a RetryError 'circuit-open'
+        lastFinishMs = Math.max(lastFinishMs, time);
+      }
+    } else if (event.kind === ARRIVE) {
       const kind = server.arrive(time) ? SUCCEEDED : server.retryAfter(time) === undefined ? FAILED : HINTED;
       queue.push(time + hop(), client, kind);
     } else if (event.kind === SUCCEEDED) {
+      retries.succeeded();
       latencies[succeeded++] = time - (firstSend[client] as number);
       lastFinishMs = Math.max(lastFinishMs, time);
     } else {
@@ -160,7 +169,7 @@ function runOutage(s: OutageResult['settings'], strategy: ReturnType<typeof reso
         gaveUp++;
         lastFinishMs = Math.max(lastFinishMs, time);
       } else {
-        queue.push(time + d.delayMs + hop(), client, ARRIVE);
+        queue.push(time + d.delayMs, client, SEND);
       }
     }
   }

@@ -1,6 +1,7 @@
 import { formatMs } from './chart';
 import type { ContentionPoint, ContentionResult } from './contention';
 import type { OutageFigures } from './outage';
+import type { OverloadFigures } from './overload';
 
 /** A plain text table: the first row is the header; columns after the first are right-aligned. */
 export function table(rows: readonly (readonly string[])[]): string {
@@ -40,4 +41,21 @@ export function contentionTable(result: ContentionResult): string {
     block('work: mean calls (conditional writes) per run', (p) => p.calls.toFixed(0)),
     block('time: mean time until every client has written', (p) => formatMs(p.timeMs)),
   ].join('\n\n');
+}
+
+/** The overload figures, a row per strategy. */
+export function overloadTable(results: readonly OverloadFigures[]): string {
+  return table([
+    ['strategy', 'requests', 'ampl.', 'goodput', 'recovery', 'p99 ok', 'refused', 'wasted'],
+    ...results.map((r) => [
+      r.strategy,
+      String(r.requests),
+      `${r.amplification.toFixed(2)}x`,
+      `${(r.goodput * 100).toFixed(1)}%`,
+      r.recoveryMs === null ? 'never' : formatMs(r.recoveryMs),
+      formatMs(r.p99Ms),
+      String(r.refused + r.budgetStops),
+      String(r.wasted),
+    ]),
+  ]);
 }

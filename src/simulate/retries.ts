@@ -11,7 +11,8 @@ export type RetryAfterRule = 'spread' | 'floor-plus-backoff';
 
 /**
  * Every simulated client's retry state: how many attempts have failed and the last backoff (for decorrelated
- * jitter). One place asks herdless's own `decide()` for both scenarios, so they cannot drift apart.
+ * jitter). One place asks herdless's own `decide()` for every scenario, and talks to the policy's circuit breaker
+ * and retry budget as `retry()` does, so the simulator cannot drift from the library.
  */
 export class ClientRetries {
   readonly #policy: RetryPolicy<never>;
@@ -28,10 +29,29 @@ export class ClientRetries {
   }
 
   /**
-   * A client's attempt failed, `elapsedMs` after its first, the server asking for `retryAfterMs` (or not): what
-   * herdless decides, remembered for next time.
+   * A client is about to send an attempt: whether the breaker admits it (as `retry()` asks before each attempt); a
+   * first attempt also deposits in the budget. A refused first attempt is `retry()`'s CircuitOpenError; a refused
+   * retry, its `'circuit-open'` stop.
+   */
+  start(client: number): boolean {
+    const { breaker, budget } = this.#policy;
+    // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
+    if (breaker !== undefined && (breaker.state === 'open' || breaker.admit() !== undefined)) return false;
+    if (this.#failed[client] === 0) budget?.deposit();
+    return true;
+  }
+
+  /** An admitted attempt succeeded: reported to the breaker. */
+  succeeded(): void {
+    this.#policy.breaker?.recordSuccess();
+  }
+
+  /**
+   * A client's attempt failed (transiently), `elapsedMs` after its first, the server asking for `retryAfterMs` (or
+   * not): reported to the breaker, then what herdless decides, remembered for next time.
    */
   failed(client: number, elapsedMs: number, retryAfterMs?: number): Decision {
+    this.#policy.breaker?.recordFailure();
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;

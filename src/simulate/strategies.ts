@@ -1,3 +1,5 @@
+import { createCircuitBreaker } from '../breaker';
+import { createRetryBudget } from '../budget';
 import type { RetryOptions } from '../policy';
 import type { RetryAfterRule } from './retries';
 
@@ -21,27 +23,58 @@ export const STRATEGIES = {
 /** A built-in strategy's name. */
 export type StrategyName = keyof typeof STRATEGIES;
 
+/** What a built-in strategy may add: a retry budget, a circuit breaker, or both (`full+budget+breaker`). */
+export type Protection = '+budget' | '+breaker' | '+budget+breaker' | '+breaker+budget';
+
 /**
- * A strategy: a built-in name, or your own policy under a name of your choice. `retryAfter: 'floor-plus-backoff'`
- * runs a policy under the Retry-After rule herdless had before, for comparison (simulator-only; see
- * {@link RetryAfterRule}); only the outage scenario's `retryAfterMs` makes a difference to it.
+ * A strategy: a built-in name, optionally with `+budget` and/or `+breaker` (each simulated run then shares one
+ * `createRetryBudget()` and/or `createCircuitBreaker()` with the library's defaults among all its clients, on the
+ * simulation's clock), or your own policy under a name of your choice. `retryAfter: 'floor-plus-backoff'` runs a
+ * policy under the Retry-After rule herdless had before, for comparison (simulator-only; see {@link RetryAfterRule});
+ * only the outage scenario's `retryAfterMs` makes a difference to it.
  */
 export type Strategy =
   | StrategyName
-  | { readonly name: string; readonly policy: RetryOptions; readonly retryAfter?: RetryAfterRule };
+  | `${StrategyName}${Protection}`
+  | {
+      readonly name: string;
+      readonly policy: RetryOptions;
+      readonly retryAfter?: RetryAfterRule;
+      readonly budget?: boolean;
+      readonly breaker?: boolean;
+    };
 
-/** The name and backoff options of a strategy. */
-export function resolveStrategy(strategy: Strategy): {
-  name: string;
-  policy: RetryOptions;
-  retryAfter?: RetryAfterRule;
-} {
-  if (typeof strategy === 'string') {
-    const policy = (STRATEGIES as Record<string, RetryOptions>)[strategy];
-    if (!policy) {
-      throw new RangeError(`herdless: unknown strategy '${strategy}' (known: ${Object.keys(STRATEGIES).join(', ')})`);
-    }
-    return { name: strategy, policy };
+/** A strategy's name, backoff options, Retry-After rule, and whether its clients share a budget and a breaker. */
+export interface ResolvedStrategy {
+  readonly name: string;
+  readonly policy: RetryOptions;
+  readonly retryAfter?: RetryAfterRule;
+  readonly budget: boolean;
+  readonly breaker: boolean;
+}
+
+/** The name, backoff options and protections of a strategy. */
+export function resolveStrategy(strategy: Strategy): ResolvedStrategy {
+  if (typeof strategy !== 'string') return { budget: false, breaker: false, ...strategy };
+  const [base = '', ...extras] = strategy.split('+');
+  const policy = (STRATEGIES as Record<string, RetryOptions>)[base];
+  const known = extras.every((e, i) => (e === 'budget' || e === 'breaker') && extras.indexOf(e) === i);
+  if (!policy || !known) {
+    throw new RangeError(
+      `herdless: unknown strategy '${strategy}' (known: ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker)`,
+    );
   }
-  return strategy;
+  return { name: strategy, policy, budget: extras.includes('budget'), breaker: extras.includes('breaker') };
+}
+
+/**
+ * The policy options of one simulated run of `strategy`: its backoff plus, if it has them, a fresh budget and breaker
+ * shared by all its clients, with the library's defaults, on the simulation's clock `now`.
+ */
+export function protectedPolicy(strategy: ResolvedStrategy, now: () => number): RetryOptions {
+  return {
+    ...strategy.policy,
+    ...(strategy.budget ? { budget: createRetryBudget({ now }) } : {}),
+    ...(strategy.breaker ? { breaker: createCircuitBreaker({ now }) } : {}),
+  };
 }

@@ -1,0 +1,94 @@
+import { finite, onlyKnown, optionalFn, or } from './validate';
+import { SlidingCounts } from './window';
+
+/** What {@link createRetryBudget} accepts; every field is optional. */
+export interface RetryBudgetOptions {
+  /** Retries allowed per first attempt over the window: a finite number >= 0. Default `0.1` (10%). */
+  readonly ratio?: number | undefined;
+  /**
+   * Retries a second allowed whatever the traffic, so a quiet client can still retry: a finite number >= 0. Default
+   * `10`. Over the window this is a reserve of `minPerSecond x windowMs / 1000` retries (100 by default).
+   */
+  readonly minPerSecond?: number | undefined;
+  /** The sliding window, in ms: a finite number > 0. Default `10_000`. */
+  readonly windowMs?: number | undefined;
+  /** The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). */
+  readonly now?: (() => number) | undefined;
+}
+
+/**
+ * A retry budget shared by every call that passes it (`retry(fn, { budget })`). First attempts deposit, retries
+ * withdraw. Safe to share by any number of concurrent calls: each check-and-spend is one synchronous step.
+ */
+export interface RetryBudget {
+  /** Records a first attempt (never refused). `retry()` calls it before each call's first attempt. */
+  deposit(): void;
+  /** Spends one retry if the budget holds one and returns true, else returns false. `retry()` calls it per retry. */
+  tryWithdraw(): boolean;
+  /** The whole retries the budget holds now: `floor(ratio x firsts + minPerSecond x windowMs / 1000 - retries)`. */
+  available(): number;
+}
+
+class Budget implements RetryBudget {
+  readonly #ratio: number;
+  readonly #reserve: number;
+  readonly #now: () => number;
+  /** a: first attempts, b: retries, in the window. */
+  readonly #counts: SlidingCounts;
+
+  constructor(options: RetryBudgetOptions) {
+    this.#ratio = finite('ratio', or(options.ratio, 0.1), 0);
+    const minPerSecond = finite('minPerSecond', or(options.minPerSecond, 10), 0);
+    const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');
+    this.#reserve = (minPerSecond * windowMs) / 1_000;
+    this.#now = or(optionalFn('now', options.now), () => performance.now());
+    this.#counts = new SlidingCounts(windowMs);
+    onlyKnown(options, KNOWN, 'retry budget');
+  }
+
+  #balance(): number {
+    const counts = this.#counts;
+    counts.advance(this.#now());
+    return this.#ratio * counts.a + this.#reserve - counts.b;
+  }
+
+  deposit(): void {
+    this.#counts.advance(this.#now());
+    this.#counts.add(1, 0);
+  }
+
+  tryWithdraw(): boolean {
+    if (this.#balance() < 1) return false;
+    this.#counts.add(0, 1);
+    return true;
+  }
+
+  available(): number {
+    return Math.max(0, Math.floor(this.#balance()));
+  }
+}
+
+const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set(['ratio', 'minPerSecond', 'windowMs', 'now']);
+
+/**
+ * A retry budget: over a sliding window of `windowMs`, retries may be at most `ratio` of first attempts plus
+ * `minPerSecond` retries a second. First attempts are never refused; only retries spend. When a retry is refused,
+ * `retry()` gives up at once with a `RetryError` whose reason is `'budget'`. This is Finagle's `RetryBudget` (and the
+ * idea behind gRPC's retry throttling): when the dependency is healthy almost nothing retries and the budget is full;
+ * when it fails, retries are capped at 10% extra load instead of multiplying it by `maxAttempts`.
+ *
+ * Choose it for any client that many calls share, to bound the load retries add during an overload: it stops a
+ * retry storm without guessing a threshold. Memory is 20 numbers whatever the traffic; it sets no timers.
+ *
+ * @example
+ * ```ts
+ * import { createRetryBudget, retry } from 'herdless';
+ * const budget = createRetryBudget(); // 10% of first attempts + 10 a second, over 10 s
+ * const user = await retry(() => api.getUser(id), { budget });
+ * ```
+ *
+ * @throws TypeError or RangeError naming the option, for a bad option.
+ */
+export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
+  return new Budget(options);
+}

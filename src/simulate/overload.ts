@@ -1,0 +1,251 @@
+import { createPolicy } from '../policy';
+import { percentile } from './outage';
+import { EventQueue } from './queue';
+import { ClientRetries } from './retries';
+import { createRng } from './rng';
+import { protectedPolicy, type ResolvedStrategy, resolveStrategy, type Strategy } from './strategies';
+
+/** The overload scenario's settings; every field is optional. */
+export interface OverloadOptions {
+  /** Requests the server serves per second, one at a time, first in first out. Default 1,000. */
+  readonly capacity?: number;
+  /** The demand (Poisson arrivals of logical requests) as a share of capacity. Default 0.8. */
+  readonly load?: number;
+  /** Each attempt's timeout, from send to response, in ms (the client's `attemptTimeoutMs`). Default 1,000. */
+  readonly attemptTimeoutMs?: number;
+  /** Each logical request's `maxAttempts`. Default 3. */
+  readonly maxAttempts?: number;
+  /** Steady traffic before the slowdown, in ms. Default 5,000. */
+  readonly warmupMs?: number;
+  /** How long the slowdown (or the outage) lasts, in ms. Default 4,000. */
+  readonly slowdownMs?: number;
+  /** The server's capacity during the slowdown, as a share of `capacity`. Default 0.1. */
+  readonly slowdownCapacity?: number;
+  /** Answer every request with a fast 503 during the slowdown instead (an outage). Default false. */
+  readonly outage?: boolean;
+  /** How long the run goes on after the slowdown, in ms. Default 60,000. */
+  readonly afterMs?: number;
+  /**
+   * The server sheds (a fast 503) a request that would wait more than this in its queue, in ms. Default Infinity:
+   * an unbounded queue.
+   */
+  readonly queueLimitMs?: number;
+  /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Default 5. */
+  readonly hopMeanMs?: number;
+  /** See `hopMeanMs`. Default 1. */
+  readonly hopSdMs?: number;
+  /** The width of a load window (the chart's), in ms. Default 1,000. */
+  readonly windowMs?: number;
+  /** Strategies to compare. Default: fixed, none, full, full+budget, full+breaker, full+budget+breaker. */
+  readonly strategies?: readonly Strategy[];
+  /** The seed: the same seed gives the same result, byte for byte. Default 1. */
+  readonly seed?: number;
+  /** Called after each strategy's run with how many are done. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** One strategy's figures in the overload scenario. */
+export interface OverloadFigures {
+  readonly strategy: string;
+  /** Logical requests (each a `retry()` call). */
+  readonly calls: number;
+  /** Attempts that reached the server. */
+  readonly requests: number;
+  /** Attempts after the first. */
+  readonly retries: number;
+  /** Offered load over capacity from the start of the slowdown to the end of the run. */
+  readonly amplification: number;
+  /** The share of logical requests that succeeded. */
+  readonly goodput: number;
+  /**
+   * From the end of the slowdown until goodput (the share of the requests begun in each second that succeed) is
+   * back to 95% for 5 s in a row, in ms; null when it never is within the run.
+   */
+  readonly recoveryMs: number | null;
+  /** Time from a logical request's start to its success, 99th percentile, in ms (NaN if none). */
+  readonly p99Ms: number;
+  /** Logical requests the circuit breaker refused at their first attempt (`CircuitOpenError`). */
+  readonly refused: number;
+  /** Retries the budget refused (`'budget'`). */
+  readonly budgetStops: number;
+  /** Served requests whose client had already given up on them (timed out): wasted work. */
+  readonly wasted: number;
+  /** Requests arriving at the server per window (`windowMs`), from time 0. */
+  readonly load: readonly number[];
+}
+
+/** What {@link simulateOverload} returns. */
+export interface OverloadResult {
+  readonly scenario: 'overload';
+  readonly settings: Required<Omit<OverloadOptions, 'strategies' | 'onProgress'>>;
+  readonly results: readonly OverloadFigures[];
+}
+
+/** The overload scenario's default strategies. */
+export const OVERLOAD_STRATEGIES = [
+  'fixed',
+  'none',
+  'full',
+  'full+budget',
+  'full+breaker',
+  'full+budget+breaker',
+] as const satisfies readonly Strategy[];
+
+const SEND = 0;
+const ARRIVE = 1;
+const OK = 2;
+const FAIL = 3;
+
+/**
+ * The overload story on virtual time: steady Poisson traffic at `load` of a FIFO server's capacity, each logical
+ * request with its own attempt timeout and `maxAttempts`; a slowdown to `slowdownCapacity` (or an outage of fast
+ * 503s) for `slowdownMs`; then `afterMs` more. The server keeps working on requests whose clients already gave up
+ * (how overload collapses goodput), and with a `queueLimitMs` it sheds what would wait longer with a fast 503. Every
+ * client's decisions are herdless's own (`decide`, and with `+budget`/`+breaker` one shared `createRetryBudget()` /
+ * `createCircuitBreaker()` on the simulation's clock). Choose it to see whether a policy lets a service recover from
+ * a blip, or holds it in overload.
+ *
+ * @example
+ * ```ts
+ * import { simulateOverload } from 'herdless/simulate';
+ * for (const r of simulateOverload({ queueLimitMs: 1_000 }).results) console.log(r.strategy, r.recoveryMs);
+ * ```
+ */
+export function simulateOverload(options: OverloadOptions = {}): OverloadResult {
+  const settings = {
+    capacity: options.capacity ?? 1_000,
+    load: options.load ?? 0.8,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? 1_000,
+    maxAttempts: options.maxAttempts ?? 3,
+    warmupMs: options.warmupMs ?? 5_000,
+    slowdownMs: options.slowdownMs ?? 4_000,
+    slowdownCapacity: options.slowdownCapacity ?? 0.1,
+    outage: options.outage ?? false,
+    afterMs: options.afterMs ?? 60_000,
+    queueLimitMs: options.queueLimitMs ?? Infinity,
+    hopMeanMs: options.hopMeanMs ?? 5,
+    hopSdMs: options.hopSdMs ?? 1,
+    windowMs: options.windowMs ?? 1_000,
+    seed: options.seed ?? 1,
+  };
+  const strategies = (options.strategies ?? OVERLOAD_STRATEGIES).map(resolveStrategy);
+  const results = strategies.map((strategy, i) => {
+    const figures = runOverload(settings, strategy);
+    options.onProgress?.(i + 1, strategies.length);
+    return figures;
+  });
+  return { scenario: 'overload', settings, results };
+}
+
+function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy): OverloadFigures {
+  const rng = createRng(s.seed);
+  const hop = () => rng.hop(s.hopMeanMs, s.hopSdMs);
+  const slowFrom = s.warmupMs;
+  const slowTo = s.warmupMs + s.slowdownMs;
+  const endMs = slowTo + s.afterMs;
+  // The logical requests' start times: a Poisson process at load x capacity, the same for every strategy.
+  const starts: number[] = [];
+  const ratePerMs = (s.load * s.capacity) / 1_000;
+  for (let t = -Math.log(1 - rng.next()) / ratePerMs; t < endMs; t += -Math.log(1 - rng.next()) / ratePerMs) {
+    starts.push(t);
+  }
+  const n = starts.length;
+  const event = { time: 0, client: 0, kind: 0 };
+  const policy = createPolicy({
+    ...protectedPolicy(strategy, () => event.time),
+    maxAttempts: s.maxAttempts,
+    random: rng.next,
+  });
+  const retries = new ClientRetries(n, policy);
+  const sentAt = new Float64Array(n);
+  const latencies = new Float64Array(n);
+  const started = new Uint8Array(n);
+  // Per second after the slowdown: requests begun, and those of them that succeeded.
+  const seconds = Math.ceil(s.afterMs / 1_000);
+  const demand = new Uint32Array(seconds);
+  const good = new Uint32Array(seconds);
+  const load = new Array<number>(Math.ceil(endMs / s.windowMs)).fill(0);
+  const queue = new EventQueue();
+  const serviceMs = 1_000 / s.capacity;
+  let busyUntil = 0; // when the server finishes the work it has accepted
+  let requests = 0;
+  let offered = 0; // arrivals from the slowdown's start to the run's end
+  let succeeded = 0;
+  let refused = 0;
+  let budgetStops = 0;
+  let wasted = 0;
+  const secondOf = (client: number) => Math.floor(((starts[client] as number) - slowTo) / 1_000);
+
+  if (n > 0) queue.push(starts[0] as number, 0, SEND);
+  while (queue.pop(event)) {
+    const { time, client, kind } = event;
+    if (kind === SEND) {
+      if (started[client] === 0) {
+        started[client] = 1;
+        if (client + 1 < n) queue.push(starts[client + 1] as number, client + 1, SEND);
+        const second = secondOf(client);
+        if (second >= 0 && second < seconds) demand[second] = (demand[second] as number) + 1;
+      }
+      if (!retries.start(client)) {
+        if (sentAt[client] === 0) refused++; // never sent: a CircuitOpenError
+        continue; // a retry refused: RetryError 'circuit-open'
+      }
+      sentAt[client] = time;
+      queue.push(time + hop(), client, ARRIVE);
+    } else if (kind === ARRIVE) {
+      requests++;
+      if (time >= slowFrom) offered++;
+      const w = Math.floor(time / s.windowMs);
+      if (w < load.length) load[w] = (load[w] as number) + 1;
+      const slow = time >= slowFrom && time < slowTo;
+      if ((slow && s.outage) || busyUntil - time > s.queueLimitMs) {
+        queue.push(time + hop(), client, FAIL); // a fast 503
+        continue;
+      }
+      const begin = Math.max(time, busyUntil);
+      busyUntil =
+        begin + (begin >= slowFrom && begin < slowTo && !s.outage ? serviceMs / s.slowdownCapacity : serviceMs);
+      const answered = busyUntil + hop();
+      const deadline = (sentAt[client] as number) + s.attemptTimeoutMs;
+      if (answered <= deadline) queue.push(answered, client, OK);
+      else {
+        wasted++; // served all the same, after its client gave up on it
+        queue.push(deadline, client, FAIL);
+      }
+    } else if (kind === OK) {
+      retries.succeeded();
+      latencies[succeeded++] = time - (starts[client] as number);
+      const second = secondOf(client);
+      if (second >= 0 && second < seconds) good[second] = (good[second] as number) + 1;
+    } else {
+      const d = retries.failed(client, time - (starts[client] as number));
+      if (d.retry) queue.push(time + d.delayMs, client, SEND);
+      else if (d.reason === 'budget') budgetStops++;
+    }
+  }
+
+  let recoveryMs: number | null = null;
+  for (let first = 0, run = 0; first + run < seconds; ) {
+    const second = first + run;
+    if ((good[second] as number) >= 0.95 * (demand[second] as number)) {
+      if (++run === 5) {
+        recoveryMs = first * 1_000;
+        break;
+      }
+    } else [first, run] = [second + 1, 0];
+  }
+  return {
+    strategy: strategy.name,
+    calls: n,
+    requests,
+    retries: requests - n + refused,
+    amplification: offered / ((s.capacity * (endMs - slowFrom)) / 1_000),
+    goodput: n === 0 ? 1 : succeeded / n,
+    recoveryMs,
+    p99Ms: percentile(latencies.subarray(0, succeeded).sort(), 0.99),
+    refused,
+    budgetStops,
+    wasted,
+    load,
+  };
+}

@@ -1,0 +1,190 @@
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { createRetryBudget, RetryError, retry } from '../src/index';
+import { settle, useFakeClock } from './helpers';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const fake = useFakeClock(); // starts at 1_005_000 ms: the start of a 1 s bucket of a 10 s window
+
+const transient = () => Object.assign(new Error('busy'), { status: 503 });
+
+describe('createRetryBudget: the rule', () => {
+  it('starts with the reserve, minPerSecond x windowMs / 1000, and grows by ratio per first attempt', () => {
+    expect(createRetryBudget().available()).toBe(100); // 10 a second over 10 s
+    const budget = createRetryBudget({ ratio: 0.25, minPerSecond: 0 });
+    expect(budget.available()).toBe(0);
+    expect(budget.tryWithdraw()).toBe(false);
+    for (let i = 0; i < 7; i++) budget.deposit();
+    expect(budget.available()).toBe(1); // floor(7 x 0.25)
+    expect(budget.tryWithdraw()).toBe(true);
+    expect(budget.tryWithdraw()).toBe(false);
+    budget.deposit();
+    expect(budget.available()).toBe(1); // 8 x 0.25 - 1
+  });
+
+  it('the minimum rate lets a quiet client retry with no first attempts at all, and refills as the window slides', () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 2, windowMs: 1_000 });
+    expect([budget.tryWithdraw(), budget.tryWithdraw(), budget.tryWithdraw()]).toEqual([true, true, false]);
+    fake.clock.tick(999);
+    expect(budget.available()).toBe(0); // both retries are still in the window
+    fake.clock.tick(1);
+    expect(budget.available()).toBe(2);
+  });
+
+  it('deposits and retries leave the window windowMs later, a bucket (windowMs / 10) at a time', () => {
+    const budget = createRetryBudget({ ratio: 0.5, minPerSecond: 0, windowMs: 10_000 });
+    for (let i = 0; i < 10; i++) budget.deposit();
+    fake.clock.tick(5_000);
+    for (let i = 0; i < 4; i++) budget.deposit();
+    expect(budget.available()).toBe(7);
+    expect(budget.tryWithdraw()).toBe(true);
+    fake.clock.tick(4_999); // 9,999 ms after the first deposits: still in
+    expect(budget.available()).toBe(6);
+    fake.clock.tick(1); // the first 10 leave
+    expect(budget.available()).toBe(1); // 4 x 0.5 - 1
+    fake.clock.tick(5_000); // the rest, and the retry, leave
+    expect(budget.available()).toBe(0);
+    fake.clock.tick(60_000); // a long quiet spell clears every bucket at once
+    budget.deposit();
+    budget.deposit();
+    expect(budget.available()).toBe(1);
+  });
+
+  it('takes time from an injected clock, and sets no timers', () => {
+    let now = 0;
+    const budget = createRetryBudget({ ratio: 1, minPerSecond: 0, windowMs: 100, now: () => now });
+    budget.deposit();
+    expect(budget.available()).toBe(1);
+    fake.clock.tick(1_000); // the real (fake) clock does not matter
+    expect(budget.available()).toBe(1);
+    now = 100;
+    expect(budget.available()).toBe(0);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('never spends more than it holds, whatever the sequence (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 2, noNaN: true }),
+        fc.nat(5),
+        fc.array(fc.boolean(), { maxLength: 300 }),
+        (ratio, minPerSecond, ops) => {
+          const budget = createRetryBudget({ ratio, minPerSecond, windowMs: 1_000, now: () => 0 });
+          let deposits = 0;
+          let spent = 0;
+          for (const deposit of ops) {
+            if (deposit) {
+              budget.deposit();
+              deposits++;
+            } else if (budget.tryWithdraw()) spent++;
+            expect(spent).toBeLessThanOrEqual(ratio * deposits + minPerSecond);
+            expect(budget.available()).toBe(Math.max(0, Math.floor(ratio * deposits + minPerSecond - spent)));
+          }
+        },
+      ),
+    );
+  });
+
+  it('holds bounded memory: a million first attempts over a day of traffic do not grow the heap', () => {
+    // In a child process with --expose-gc, so that the heap is measured after a real collection, not GC timing.
+    const script = `
+      const { createRetryBudget } = await import(${JSON.stringify(join(root, 'src', 'budget.ts'))});
+      let now = 0;
+      const budget = createRetryBudget({ now: () => now });
+      const traffic = (n) => {
+        for (let i = 0; i < n; i++) {
+          now += 86.4; // a day in all
+          budget.deposit();
+          if (i % 10 === 0) budget.tryWithdraw();
+        }
+      };
+      traffic(100_000);
+      globalThis.gc();
+      const before = process.memoryUsage().heapUsed;
+      traffic(1_000_000);
+      globalThis.gc();
+      console.log(JSON.stringify({ grown: process.memoryUsage().heapUsed - before, available: budget.available() }));`;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script]);
+    const { grown, available } = JSON.parse(String(out)) as { grown: number; available: number };
+    expect(grown).toBeLessThan(100_000); // a list of a million timestamps alone would be 8 MB
+    // It still counts right: retrying 1 in 10 first attempts is what a ratio of 0.1 refunds, so the budget sits at
+    // its reserve (about 116 deposits and 11.6 retries in any 10 s window).
+    expect(available).toBeGreaterThanOrEqual(99);
+    expect(available).toBeLessThanOrEqual(101);
+  });
+});
+
+describe('retry() with a budget', () => {
+  it('gives up at once with reason budget when a retry is refused, with its errors so far', async () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0 });
+    const error = transient();
+    const fn = vi.fn(() => Promise.reject(error));
+    const run = settle(retry(fn, { budget, maxAttempts: 5 }));
+    await fake.clock.tickAsync(0);
+    expect(fn).toHaveBeenCalledTimes(1);
+    const reason = run.result.reason as RetryError;
+    expect(reason).toBeInstanceOf(RetryError);
+    expect(reason).toMatchObject({ reason: 'budget', attempts: 1, errors: [error] });
+    expect(reason.message).toMatch(/gave up after 1 attempt over 0 ms \(budget\): busy/);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('refuses a retry mid-call, after spending what it held', async () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0.2, windowMs: 10_000 }); // holds 2 retries
+    const fn = vi.fn(() => Promise.reject(transient()));
+    const run = settle(retry(fn, { budget, maxAttempts: 10, random: () => 0.5 }));
+    await fake.clock.runAllAsync();
+    expect(fn).toHaveBeenCalledTimes(3);
+    expect(run.result.reason).toMatchObject({ reason: 'budget', attempts: 3 });
+  });
+
+  it('never refuses a first attempt, and only retries spend', async () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0 });
+    for (let i = 0; i < 5; i++) await expect(retry(() => i, { budget })).resolves.toBe(i);
+    expect(budget.available()).toBe(0);
+    const spending = createRetryBudget({ ratio: 0.5, minPerSecond: 0 });
+    for (let i = 0; i < 4; i++) await retry(() => i, { budget: spending });
+    expect(spending.available()).toBe(2); // successes deposit and spend nothing
+  });
+
+  it('1,000 concurrent calls on one budget never overspend', async () => {
+    const budget = createRetryBudget({ ratio: 0.1, minPerSecond: 0 });
+    let calls = 0;
+    const fn = () => {
+      calls++;
+      return Promise.reject(transient());
+    };
+    const runs = Array.from({ length: 1_000 }, () => settle(retry(fn, { budget, maxAttempts: 3 })));
+    await fake.clock.runAllAsync();
+    const retries = calls - 1_000;
+    expect(retries).toBe(100); // every first attempt deposited before any retry was asked for: 10% of 1,000
+    expect(budget.available()).toBe(0);
+    const reasons = runs.map((r) => (r.result.reason as RetryError).reason);
+    expect(reasons.filter((r) => r === 'budget').length).toBeGreaterThanOrEqual(900);
+    expect(reasons.every((r) => r === 'budget' || r === 'attempts')).toBe(true);
+  });
+});
+
+describe('createRetryBudget: bad options name themselves', () => {
+  it.each([
+    [{ ratio: -0.1 }, RangeError, /ratio must be a finite number >= 0, got -0.1/],
+    [{ ratio: '0.1' }, TypeError, /ratio must be a number/],
+    [{ minPerSecond: Number.NaN }, RangeError, /minPerSecond .* got NaN/],
+    [{ windowMs: 0 }, RangeError, /windowMs must be a finite number > 0, got 0/],
+    [{ windowMs: Infinity }, RangeError, /windowMs .* got Infinity/],
+    [{ now: 5 }, TypeError, /now must be a function, got 5/],
+    [{ ratioo: 0.1 }, TypeError, /unknown retry budget option 'ratioo' \(known: ratio, minPerSecond, windowMs, now\)/],
+  ])('%o', (options, Kind, message) => {
+    expect(() => createRetryBudget(options as never)).toThrow(Kind);
+    expect(() => createRetryBudget(options as never)).toThrow(message);
+  });
+
+  it('retry() checks that budget is a budget', async () => {
+    await expect(retry(() => 1, { budget: 0.1 as never })).rejects.toThrow(
+      /herdless: budget must be a RetryBudget \(createRetryBudget\(\)\), got 0.1/,
+    );
+  });
+});
