@@ -29,10 +29,13 @@ export function decide(
   previousBackoffMs: number | undefined,
 ): Decision {
   if (attempt >= policy.maxAttempts) return { retry: false, reason: 'attempts' };
-  if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs)
+  // Infinity is "do not retry" (a negative gRPC pushback), whatever maxRetryAfterMs allows.
+  if (retryAfterMs !== undefined && (retryAfterMs > policy.maxRetryAfterMs || retryAfterMs === Infinity))
     return { retry: false, reason: 'retry-after' };
   const hinted = retryAfterMs !== undefined && retryAfterMs > 0;
   const delayMs = hinted ? spreadAfter(retryAfterMs, policy) : delayFor(policy, attempt, previousBackoffMs);
+  // A server wait near the largest double, spread, overflows: a wait no deadline or none could ever see end.
+  if (delayMs === Infinity) return { retry: false, reason: 'retry-after' };
   const backoffMs = hinted ? previousBackoffMs : delayMs;
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
   if (policy.breaker !== undefined && policy.breaker.state !== 'closed')

@@ -131,8 +131,10 @@ export class RetryError extends Error {
 
   /** True for a RetryError of this build or of the other one (ESM or CJS); subclasses check as usual. */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass (whose prototype does not hold the brand itself) checks as usual. No reference to RetryError by
+    // name here: it would make bundlers rename the class, and consoles print `_RetryError`.
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
-    if (this !== RetryError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    if (!Object.hasOwn(this.prototype, BRAND)) return Function.prototype[Symbol.hasInstance].call(this, value);
     try {
       return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
     } catch {

@@ -169,7 +169,7 @@ export async function retry<T>(
         if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
         if (done === TIMED_OUT) byDeadline = true;
       }
-      if (stopNow) throw outcome;
+      if (stopNow) throw watch?.aborted ? (signal as AbortSignal).reason : outcome;
       if (failed && !timedOut && !byDeadline) {
         let verdict: unknown = p.isTransient(outcome, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);

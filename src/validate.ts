@@ -18,7 +18,8 @@ export function safeString(value: unknown): string {
 }
 
 /** Renders a bad value for an error message: strings quoted, everything else as `String()` would. Never throws. */
-const show = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : safeString(value));
+const show = (value: unknown): string =>
+  typeof value === 'string' ? `'${value}'` : Object.is(value, -0) ? '-0' : safeString(value);
 
 /** The errors this module made: the retry loop may attach the failure it was handling as their `cause`. */
 const own = /* @__PURE__ */ new WeakSet<object>();

@@ -17,6 +17,7 @@ class Fanout {
   constructor(readonly signal: AbortSignal) {}
 
   handleEvent(): void {
+    if (!this.signal.aborted) return; // a synthetic 'abort' event dispatched on a live signal is not an abort
     release(this);
     this.first?.fire();
     if (this.rest !== undefined) for (const watch of this.rest) watch.fire();

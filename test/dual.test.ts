@@ -36,6 +36,14 @@ describe('ESM and CJS builds loaded side by side', () => {
     expect(new Error('x') instanceof esm.RetryError).toBe(false);
   });
 
+  it('prints as RetryError in both builds (not a bundler-renamed _RetryError)', async () => {
+    const { inspect } = await import('node:util');
+    for (const lib of [esm, cjs]) {
+      const error = new lib.RetryError({ reason: 'attempts', errors: [new Error('x')], attempts: 1, elapsedMs: 0 });
+      expect(inspect(error)).toMatch(/^RetryError: gave up after 1 attempt/);
+    }
+  });
+
   it('a RetryError from one copy is permanent for the other default classifier', () => {
     const error = new cjs.RetryError({ reason: 'attempts', errors: [new Error('x')], attempts: 1, elapsedMs: 0 });
     expect(esm.isTransient(error)).toBe(false);

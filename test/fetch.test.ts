@@ -411,3 +411,30 @@ describe('retryingFetch: options', () => {
     }
   });
 });
+
+describe('review findings', () => {
+  it("the caller's abort still cancels the body after retryingFetch resolved, as with fetch", async () => {
+    const server = await serve((_seen, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('part'); // and never ends
+    });
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    const res = await retryingFetch(quick)(server.url, { signal: controller.signal });
+    const body = res.text();
+    controller.abort(reason);
+    await expect(body).rejects.toBe(reason); // before: pending forever, the socket held
+  });
+
+  it('so does the policy signal', async () => {
+    const server = await serve((_seen, res) => {
+      res.writeHead(200);
+      res.write('part');
+    });
+    const controller = new AbortController();
+    const res = await retryingFetch({ ...quick, signal: controller.signal })(server.url);
+    const body = res.text();
+    controller.abort('stop');
+    await expect(body).rejects.toBe('stop');
+  });
+});

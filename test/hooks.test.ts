@@ -388,3 +388,55 @@ describe('unref', () => {
     expect(stdout).toBe('started\n'); // exited with the retry pending, not 60 s later with 'settled'
   });
 });
+
+describe('review findings', () => {
+  it('"do not retry" (Infinity) stops with retry-after even when maxRetryAfterMs is Infinity', async () => {
+    const err = Object.assign(new Error('503'), { status: 503, headers: { 'grpc-retry-pushback-ms': '-1' } });
+    const run = retry(() => Promise.reject(err), { maxRetryAfterMs: Infinity });
+    await expect(run).rejects.toMatchObject({ reason: 'retry-after', attempts: 1 }); // before: 'timeout'
+    await expect(run).rejects.toThrow('(the server said not to retry)');
+  });
+
+  it('a server wait whose spread overflows to Infinity stops with retry-after, not timeout', async () => {
+    const run = retry(() => Promise.reject(transient()), {
+      maxRetryAfterMs: Infinity,
+      capMs: Number.MAX_VALUE,
+      baseMs: 1,
+      retryAfter: () => Number.MAX_VALUE,
+      random: () => 0.5,
+    });
+    await expect(run).rejects.toMatchObject({ reason: 'retry-after' });
+  });
+
+  it('an abort before retry() settles wins over throw permanent(err)', async () => {
+    const controller = new AbortController();
+    const reason = new Error('aborted by caller');
+    const run = retry(
+      () => {
+        const failure = Promise.reject(permanent(new Error('permanent failure')));
+        failure.catch(() => queueMicrotask(() => controller.abort(reason)));
+        return failure;
+      },
+      { signal: controller.signal },
+    );
+    await expect(run).rejects.toBe(reason);
+  });
+
+  it("a synthetic 'abort' event on a live signal is not an abort", async () => {
+    const controller = new AbortController();
+    const run = settle(retry(() => never(), { signal: controller.signal }));
+    await fake.clock.tickAsync(0);
+    controller.signal.dispatchEvent(new Event('abort'));
+    await fake.clock.tickAsync(0);
+    expect(run.result.status).toBe('pending'); // before: rejected with undefined
+    controller.abort('real');
+    await fake.clock.tickAsync(0);
+    expect(run.result.reason).toBe('real');
+  });
+
+  it('-0 is named as -0 in an option error', () => {
+    expect(() => createPolicy({ timeoutMs: -0 })).toThrow(
+      /timeoutMs must be a number > 0 \(Infinity for none\), got -0$/,
+    );
+  });
+});

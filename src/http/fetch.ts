@@ -139,10 +139,17 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
     }
 
     let held: Response | undefined; // the last retried Response, to discard if another attempt follows
-    const attempt = async ({ signal }: RetryContext): Promise<Response> => {
+    const callers = [init?.signal ?? request?.signal, policy.signal].filter((s) => s !== undefined && s !== null);
+    const attempt = async (ctx: RetryContext): Promise<Response> => {
       discard(held);
       held = undefined;
       const send = fetch ?? globalThis.fetch;
+      // The body outlives retry(): the caller's abort must still cancel it after retry() resolved, as with fetch.
+      // AbortSignal.any (the runtime's own weak links: no listener of ours left per call) where there is one.
+      const signal =
+        callers.length > 0 && typeof AbortSignal.any === 'function'
+          ? AbortSignal.any([ctx.signal, ...callers])
+          : ctx.signal;
       const response = await send(request ? request.clone() : input, { ...init, signal, ...(headers && { headers }) });
       if (shouldRetryResult(response)) held = response;
       return response;
