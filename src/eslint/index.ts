@@ -1,0 +1,1 @@
+export { plugin as default } from './plugin';

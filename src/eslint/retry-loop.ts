@@ -1,0 +1,633 @@
+/**
+ * The one place that decides what a hand-written retry is, so the four rules agree.
+ *
+ * A retry is failure-driven repetition of the same call: a loop (`for`, `while`, `do`) or a recursive function whose
+ * failure path (a `catch`, a `.catch()`, or a status check such as `if (!res.ok)`) leads back to the call, while
+ * success leaves. Polling that repeats on success, pagination, stream reading and loops over a list of items are not
+ * retries: their success path does not leave, or their failure path does not lead back.
+ *
+ * It reads only the AST that ESLint hands it (any parser: espree, typescript-eslint), walking children through the
+ * visitor keys ESLint provides, so it needs no runtime dependency.
+ */
+
+/** An AST node as any ESTree parser gives it; the fields read here are checked before use. */
+export interface Node {
+  readonly type: string;
+  readonly parent?: Node | null;
+  readonly loc?: { readonly start: { line: number; column: number } } | null;
+  readonly [key: string]: unknown;
+}
+
+/** Which children to walk for each node type: ESLint's `sourceCode.visitorKeys`. */
+export type VisitorKeys = Readonly<Record<string, readonly string[] | undefined>>;
+
+/** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
+export type Resolve = (name: string, at: Node) => readonly Node[];
+
+/** What one retry has and lacks; each rule reports one missing element. */
+export interface RetryShape {
+  /** The loop statement or the recursive function. */
+  readonly node: Node;
+  readonly kind: 'loop' | 'recursion';
+  /** Some wait (sleep, delay, setTimeout...) happens between attempts. */
+  readonly waits: boolean;
+  /** The delay is visibly fixed (constants, counters, options) with no randomness; false when unknown. */
+  readonly fixedDelay: boolean;
+  /** A counter bound or a deadline stops the attempts. */
+  readonly limited: boolean;
+  /** The failure path looks at the error or the response status before retrying. */
+  readonly checksError: boolean;
+}
+
+const LOOPS = new Set(['ForStatement', 'WhileStatement', 'DoWhileStatement']);
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
+const RANDOM_NAME = /jitter|random/i;
+const CLASSIFIER_NAME = /retr|transient|recover|fatal|permanent|should|^is|^can|^assert|classif|check|status/i;
+const RELATIONAL = new Set(['<', '<=', '>', '>=', '===', '==', '!==', '!=']);
+
+const isNode = (value: unknown): value is Node =>
+  typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+
+/** The node's children, through the visitor keys (falling back to every node-valued field). */
+function children(node: Node, keys: VisitorKeys): Node[] {
+  const out: Node[] = [];
+  for (const key of keys[node.type] ?? Object.keys(node).filter((k) => k !== 'parent')) {
+    const value = node[key];
+    if (Array.isArray(value)) {
+      for (const v of value) if (isNode(v)) out.push(v);
+    } else if (isNode(value)) out.push(value);
+  }
+  return out;
+}
+
+/** Every node under `root` (itself included); `enter` returns false to skip a node's children. */
+function walk(root: Node, keys: VisitorKeys, enter: (node: Node) => boolean | undefined): void {
+  const stack = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    if (enter(node) === false) continue;
+    const kids = children(node, keys);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Node);
+  }
+}
+
+/** Nodes under `root` that belong to it: not inside a nested function declaration or (optionally) a nested loop. */
+function owned(root: Node, keys: VisitorKeys, options: { skipLoops: boolean; skipCallbacks?: boolean }): Node[] {
+  const out: Node[] = [];
+  walk(root, keys, (node) => {
+    if (node !== root && (node.type === 'FunctionDeclaration' || node.type === 'ClassBody')) return false;
+    if (node !== root && options.skipCallbacks && FUNCTIONS.has(node.type)) return false;
+    if (node !== root && options.skipLoops && (LOOPS.has(node.type) || node.type.startsWith('ForO'))) return false;
+    out.push(node);
+    return true;
+  });
+  return out;
+}
+
+/** The name a call's callee goes by: `sleep` in `sleep()`, `wait` in `this.wait()`. */
+export function calleeName(call: Node): string | undefined {
+  let callee = call.callee as Node | undefined;
+  while (callee && (callee.type === 'ChainExpression' || callee.type === 'TSNonNullExpression')) {
+    callee = callee.expression as Node;
+  }
+  if (!callee) return undefined;
+  if (callee.type === 'Identifier') return callee.name as string;
+  if (callee.type === 'MemberExpression' && (callee.property as Node).type === 'Identifier' && !callee.computed) {
+    return (callee.property as Node).name as string;
+  }
+  return undefined;
+}
+
+const isClockCall = (node: Node): boolean =>
+  (node.type === 'CallExpression' &&
+    ['now', 'getTime', 'hrtime', 'uptime'].includes(calleeName(node) ?? '') &&
+    (node.callee as Node).type === 'MemberExpression') ||
+  (node.type === 'NewExpression' &&
+    (node.callee as Node).type === 'Identifier' &&
+    (node.callee as Node).name === 'Date');
+
+const isRandomCall = (node: Node): boolean => {
+  if (node.type !== 'CallExpression') return false;
+  const name = calleeName(node) ?? '';
+  return name === 'getRandomValues' || name === 'randomInt' || name === 'randomBytes' || RANDOM_NAME.test(name);
+};
+
+/** A wait: a call named like sleep/delay/wait/backoff/setTimeout, or `new Promise(r => setTimeout(r, ms))`. */
+const isWaitCall = (node: Node): boolean => node.type === 'CallExpression' && WAIT_NAME.test(calleeName(node) ?? '');
+
+/** The source-free key of a counter: `attempt`, `this.tries`, `state.retries`. */
+function refKey(node: Node): string | undefined {
+  if (node.type === 'Identifier') return node.name as string;
+  if (node.type === 'ThisExpression') return 'this';
+  if (node.type === 'MemberExpression' && !node.computed) {
+    const object = refKey(node.object as Node);
+    return object === undefined ? undefined : `${object}.${(node.property as Node).name as string}`;
+  }
+  return undefined;
+}
+
+type Completion = 'normal' | 'continue' | 'exit' | 'throw';
+
+/** How a statement can end, seen from the loop that contains it (a tiny control-flow summary). */
+function completions(node: Node | undefined | null, inLoop: boolean): Set<Completion> {
+  if (!node) return new Set(['normal']);
+  switch (node.type) {
+    case 'ReturnStatement':
+      return new Set(['exit']);
+    case 'ThrowStatement':
+      return new Set(['throw']);
+    case 'BreakStatement':
+      return new Set([inLoop || node.label ? 'exit' : 'normal']);
+    case 'ContinueStatement':
+      return new Set([inLoop || node.label ? 'continue' : 'normal']);
+    case 'BlockStatement':
+    case 'StaticBlock':
+      return sequence(node.body as Node[], inLoop);
+    case 'IfStatement':
+      return union(completions(node.consequent as Node, inLoop), completions(node.alternate as Node, inLoop));
+    case 'LabeledStatement':
+      return completions(node.body as Node, inLoop);
+    case 'TryStatement': {
+      const block = completions(node.block as Node, inLoop);
+      let result = block;
+      if (node.handler) {
+        block.delete('throw');
+        result = union(block, completions((node.handler as Node).body as Node, inLoop));
+      }
+      const finalizer = node.finalizer ? completions(node.finalizer as Node, inLoop) : undefined;
+      return finalizer && !finalizer.has('normal') ? finalizer : result;
+    }
+    case 'SwitchStatement': {
+      const result = new Set<Completion>();
+      let hasDefault = false;
+      for (const c of node.cases as Node[]) {
+        if (!c.test) hasDefault = true;
+        for (const k of sequence(c.consequent as Node[], false)) result.add(k);
+      }
+      if (!hasDefault) result.add('normal');
+      return result;
+    }
+    default:
+      if (LOOPS.has(node.type) || node.type.startsWith('ForO') || node.type === 'ForInStatement') {
+        const inner = completions(node.body as Node, false);
+        inner.add('normal');
+        return inner;
+      }
+      return new Set(['normal']);
+  }
+}
+
+function union(a: Set<Completion>, b: Set<Completion>): Set<Completion> {
+  for (const k of b) a.add(k);
+  return a;
+}
+
+function sequence(statements: readonly Node[], inLoop: boolean): Set<Completion> {
+  const result = new Set<Completion>();
+  for (const s of statements) {
+    const c = completions(s, inLoop);
+    const goesOn = c.delete('normal');
+    union(result, c);
+    if (!goesOn) return result;
+  }
+  result.add('normal');
+  return result;
+}
+
+/** The statements after `node` in its enclosing block, up to the loop body (ignored higher up). */
+function after(node: Node, body: Node): Node[] {
+  const parent = node.parent;
+  if (!parent || parent === body.parent) return [];
+  if (parent.type === 'BlockStatement' || parent.type === 'SwitchCase') {
+    const list = (parent.type === 'BlockStatement' ? parent.body : parent.consequent) as Node[];
+    return list.slice(list.indexOf(node) + 1);
+  }
+  return [];
+}
+
+const leadsBack = (c: Set<Completion>): boolean => c.has('normal') || c.has('continue');
+const leaves = (c: Set<Completion>): boolean => c.has('exit');
+
+/** Success or failure, as a status test says: `res.ok` is success, `res.status >= 500` failure; else undefined. */
+export function statusPolarity(test: Node): 'success' | 'failure' | undefined {
+  if (test.type === 'UnaryExpression' && test.operator === '!') {
+    const inner = statusPolarity(test.argument as Node);
+    return inner === undefined ? undefined : inner === 'success' ? 'failure' : 'success';
+  }
+  if (test.type === 'MemberExpression' && !test.computed && (test.property as Node).name === 'ok') return 'success';
+  if (test.type === 'LogicalExpression') {
+    const left = statusPolarity(test.left as Node);
+    const right = statusPolarity(test.right as Node);
+    if (left === right) return left;
+    return left === undefined ? right : right === undefined ? left : undefined;
+  }
+  if (test.type === 'BinaryExpression' && RELATIONAL.has(test.operator as string)) {
+    let [status, literal, op] = [test.left as Node, test.right as Node, test.operator as string];
+    if (status.type === 'Literal') {
+      [status, literal] = [literal, status];
+      op = ({ '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as Record<string, string>)[op] ?? op;
+    }
+    if (!isStatusRef(status) || literal.type !== 'Literal' || typeof literal.value !== 'number') return undefined;
+    const n = literal.value;
+    const good = n < 300;
+    switch (op) {
+      case '===':
+      case '==':
+        return good ? 'success' : 'failure';
+      case '!==':
+      case '!=':
+        return good ? 'failure' : 'success';
+      case '<':
+      case '<=':
+        return n <= 500 ? 'success' : undefined;
+      default:
+        return n >= 300 ? 'failure' : undefined;
+    }
+  }
+  return undefined;
+}
+
+const isStatusRef = (node: Node): boolean =>
+  (node.type === 'MemberExpression' &&
+    !node.computed &&
+    ['status', 'statusCode'].includes((node.property as Node).name as string)) ||
+  (node.type === 'Identifier' && ['status', 'statusCode'].includes(node.name as string));
+
+/** True when `node` mentions something matching `match`. */
+function mentions(node: Node | undefined | null, keys: VisitorKeys, match: (n: Node) => boolean): boolean {
+  if (!node) return false;
+  let found = false;
+  walk(node, keys, (n) => {
+    if (found) return false;
+    if (match(n)) found = true;
+    return !found;
+  });
+  return found;
+}
+
+/** The tests of conditions under `nodes`: if, ?:, && and ||, switch, loop tests. */
+function tests(nodes: readonly Node[]): Node[] {
+  const out: Node[] = [];
+  for (const n of nodes) {
+    if (
+      n.type === 'IfStatement' ||
+      n.type === 'ConditionalExpression' ||
+      n.type === 'WhileStatement' ||
+      n.type === 'DoWhileStatement' ||
+      n.type === 'ForStatement'
+    ) {
+      if (n.test) out.push(n.test as Node);
+    } else if (n.type === 'LogicalExpression') out.push(n.left as Node);
+    else if (n.type === 'SwitchStatement') out.push(n.discriminant as Node);
+  }
+  return out;
+}
+
+interface Context {
+  readonly keys: VisitorKeys;
+  readonly resolve: Resolve;
+}
+
+/** The delay a wait call waits: its last numeric-looking argument (`sleep(ms)`, `setTimeout(r, ms)`). */
+function delayOf(call: Node): Node | undefined {
+  const args = call.arguments as Node[];
+  const name = calleeName(call) ?? '';
+  if (/settimeout/i.test(name) && args.length >= 2) return args[1];
+  if (/settimeout/i.test(name) && args[0]?.type !== 'ArrowFunctionExpression') return args[0];
+  return args.find((a) => !FUNCTIONS.has(a.type) && a.type !== 'ObjectExpression');
+}
+
+/**
+ * Whether an expression is visibly deterministic: literals, names of plain values, arithmetic and `Math.min/max/pow`
+ * of those, with no randomness. 'random' when randomness is seen; 'unknown' for a call it cannot see into.
+ */
+function determinism(
+  expr: Node | undefined,
+  ctx: Context,
+  depth: number,
+  seen: Set<Node>,
+): 'fixed' | 'random' | 'unknown' {
+  if (!expr || depth > 6 || seen.has(expr)) return 'unknown';
+  seen.add(expr);
+  let verdict: 'fixed' | 'random' | 'unknown' = 'fixed';
+  walk(expr, ctx.keys, (n) => {
+    if (verdict === 'random') return false;
+    if (isRandomCall(n)) {
+      verdict = 'random';
+      return false;
+    }
+    const see = (targets: readonly Node[]) => {
+      for (const target of targets) {
+        const inner = determinism(target, ctx, depth + 1, seen);
+        if (inner === 'random' || verdict === 'fixed') verdict = inner;
+      }
+    };
+    if (n.type === 'Identifier' && n.parent?.type !== 'MemberExpression' && n.parent?.type !== 'CallExpression') {
+      see(ctx.resolve(n.name as string, n));
+    }
+    if (n.type === 'CallExpression') {
+      const callee = n.callee as Node;
+      if (!(callee.type === 'MemberExpression' && refKey(callee.object as Node) === 'Math')) {
+        const targets = callee.type === 'Identifier' ? ctx.resolve(callee.name as string, n) : [];
+        if (targets.length === 0 && verdict === 'fixed') verdict = 'unknown';
+        see(targets);
+      }
+    }
+    return true;
+  });
+  return verdict;
+}
+
+/** What the waits among `nodes` say: present, and visibly fixed. */
+function waitsIn(nodes: readonly Node[], ctx: Context): { waits: boolean; fixedDelay: boolean } {
+  const calls = nodes.filter(isWaitCall);
+  if (calls.length === 0) return { waits: false, fixedDelay: false };
+  let fixedDelay = true;
+  for (const call of calls) {
+    if (RANDOM_NAME.test(calleeName(call) ?? '')) return { waits: true, fixedDelay: false };
+    const callee = call.callee as Node;
+    const local = callee.type === 'Identifier' ? ctx.resolve(callee.name as string, call) : [];
+    if (local.some((f) => determinism(f, ctx, 0, new Set()) === 'random')) return { waits: true, fixedDelay: false };
+    const delay = delayOf(call);
+    // A wait whose delay cannot be seen (`await backoff()`, `sleep(next())`) is not called fixed.
+    if (!delay || determinism(delay, ctx, 0, new Set()) !== 'fixed') fixedDelay = false;
+    if (nodes.some(isRandomCall)) fixedDelay = false;
+  }
+  return { waits: true, fixedDelay };
+}
+
+/** Names updated in `nodes`: `i++`, `tries += 1`, `attempt = attempt + 1`, `this.count++`. */
+function counters(nodes: readonly Node[]): Set<string> {
+  const out = new Set<string>();
+  for (const n of nodes) {
+    if (n.type === 'UpdateExpression') {
+      const key = refKey(n.argument as Node);
+      if (key) out.add(key);
+    } else if (n.type === 'AssignmentExpression' && n.operator !== '=') {
+      const key = refKey(n.left as Node);
+      if (key) out.add(key);
+    } else if (n.type === 'AssignmentExpression') {
+      const key = refKey(n.left as Node);
+      if (key && (n.right as Node).type === 'BinaryExpression') out.add(key);
+    }
+  }
+  return out;
+}
+
+/** A test that bounds: it compares (or decrements) a counter, or reads a clock. */
+function bounds(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): boolean {
+  if (mentions(test, keys, isStatusRef)) return false;
+  return mentions(test, keys, (n) => {
+    if (isClockCall(n) || n.type === 'UpdateExpression') return true;
+    const key = refKey(n);
+    return key !== undefined && names.has(key) && n.parent?.type !== 'MemberExpression';
+  });
+}
+
+/** Whether some condition in `nodes` stops the attempts: a bounded loop test, or a bounded `if` that leaves. */
+function limitedBy(loopTests: readonly Node[], nodes: readonly Node[], names: ReadonlySet<string>, keys: VisitorKeys) {
+  if (loopTests.some((t) => bounds(t, names, keys))) return true;
+  for (const n of nodes) {
+    if (n.type === 'IfStatement' && bounds(n.test as Node, names, keys)) {
+      const c = completions(n.consequent as Node, true);
+      if (!leadsBack(c) || c.has('exit') || c.has('throw')) return true;
+    }
+    if (
+      (n.type === 'ConditionalExpression' || n.type === 'LogicalExpression') &&
+      n.parent?.type === 'ReturnStatement'
+    ) {
+      if (bounds((n.test ?? n.left) as Node, names, keys)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether the failure path looks at the error (`err` in a condition, or passed to a classifier) or a status code. */
+function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, keys: VisitorKeys): boolean {
+  const isError = (n: Node) => n.type === 'Identifier' && errorNames.has(n.name as string);
+  if (tests(nodes).some((t) => mentions(t, keys, (n) => isError(n) || isStatusRef(n)))) return true;
+  return nodes.some(
+    (n) =>
+      n.type === 'CallExpression' &&
+      CLASSIFIER_NAME.test(calleeName(n) ?? '') &&
+      (n.arguments as Node[]).some((a) => mentions(a, keys, isError)),
+  );
+}
+
+/** The failure paths of a loop body, if it is a retry: catch clauses and status checks that lead back. */
+function failurePaths(
+  loop: Node,
+  direct: readonly Node[],
+  nodes: readonly Node[],
+  keys: VisitorKeys,
+): { errorNames: Set<string> } | undefined {
+  const body = loop.body as Node;
+  const loopTestNames = new Set<string>();
+  if (loop.test)
+    walk(loop.test as Node, keys, (n) => void (n.type === 'Identifier' && loopTestNames.add(n.name as string)));
+  const rest = (node: Node) => sequence(after(node, body), true);
+  const errorNames = new Set<string>();
+  // `while (!res.ok)`, `do { ... } while (!result)` with `result = await f().catch(...)`: the test is the failure path.
+  const test = loop.test as Node | null;
+  let retry = !!test && (statusPolarity(test) ?? caughtValueTest(test, direct, keys)) === 'failure';
+  for (const n of direct) {
+    if (n.type === 'TryStatement' && n.handler) {
+      const block = completions(n.block as Node, true);
+      block.delete('throw');
+      const assignsTest = owned(n.block as Node, keys, { skipLoops: true }).some(
+        (a) =>
+          a.type === 'AssignmentExpression' &&
+          (a.left as Node).type === 'Identifier' &&
+          loopTestNames.has((a.left as Node).name as string),
+      );
+      const tail = rest(n);
+      const successLeaves = leaves(block) || (block.has('normal') && leaves(tail)) || assignsTest;
+      const handler = completions((n.handler as Node).body as Node, true);
+      const failureBack = handler.has('continue') || (handler.has('normal') && leadsBack(tail));
+      if (successLeaves && failureBack) {
+        retry = true;
+        const param = (n.handler as Node).param as Node | null;
+        if (param?.type === 'Identifier') errorNames.add(param.name as string);
+      }
+    } else if (n.type === 'IfStatement') {
+      const polarity = statusPolarity(n.test as Node) ?? caughtValueTest(n.test as Node, direct, keys);
+      if (!polarity) continue;
+      const tail = rest(n);
+      const consequent = completions(n.consequent as Node, true);
+      const alternate = n.alternate ? completions(n.alternate as Node, true) : undefined;
+      const onFalse = alternate ?? tail;
+      const [success, failure] = polarity === 'success' ? [consequent, onFalse] : [onFalse, consequent];
+      const failureBack = failure.has('continue') || (failure.has('normal') && leadsBack(alternate ? tail : failure));
+      const successLeaves = leaves(success) || (success.has('normal') && leaves(tail));
+      if (successLeaves && failureBack && !(failure === consequent && leaves(consequent) && !leadsBack(consequent))) {
+        retry = true;
+      }
+    }
+  }
+  if (!retry) return undefined;
+  // `.catch(e => ...)` callbacks' parameters are errors too.
+  for (const n of nodes) {
+    if (n.type === 'CallExpression' && calleeName(n) === 'catch') {
+      const cb = (n.arguments as Node[])[0];
+      const p = cb && FUNCTIONS.has(cb.type) ? (cb.params as Node[])[0] : undefined;
+      if (p?.type === 'Identifier') errorNames.add(p.name as string);
+    }
+  }
+  // `lastError = err` carries the error's name on.
+  for (const n of nodes) {
+    if (
+      n.type === 'AssignmentExpression' &&
+      (n.right as Node).type === 'Identifier' &&
+      errorNames.has((n.right as Node).name as string) &&
+      (n.left as Node).type === 'Identifier'
+    ) {
+      errorNames.add((n.left as Node).name as string);
+    }
+  }
+  return { errorNames };
+}
+
+/** `if (res)` / `if (result !== undefined)` on a value that came from `x.catch(...)`: success when it is there. */
+function caughtValueTest(test: Node, nodes: readonly Node[], keys: VisitorKeys): 'success' | 'failure' | undefined {
+  const fromCatch = new Set<string>();
+  for (const n of nodes) {
+    const [id, init] =
+      n.type === 'VariableDeclarator'
+        ? [n.id as Node, n.init as Node | null]
+        : n.type === 'AssignmentExpression'
+          ? [n.left as Node, n.right as Node]
+          : [];
+    if (
+      id?.type === 'Identifier' &&
+      init &&
+      mentions(init, keys, (c) => c.type === 'CallExpression' && calleeName(c) === 'catch')
+    ) {
+      fromCatch.add(id.name as string);
+    }
+  }
+  let t = test;
+  let negated = false;
+  while (t.type === 'UnaryExpression' && t.operator === '!') {
+    negated = !negated;
+    t = t.argument as Node;
+  }
+  if (t.type === 'Identifier' && fromCatch.has(t.name as string)) return negated ? 'failure' : 'success';
+  return undefined;
+}
+
+const cache = new WeakMap<Node, RetryShape | null>();
+
+/** The retry shape of a loop statement, or undefined when the loop is not a retry. */
+export function retryLoop(loop: Node, ctx: Context): RetryShape | undefined {
+  const known = cache.get(loop);
+  if (known !== undefined) return known ?? undefined;
+  const shape = analyseLoop(loop, ctx);
+  cache.set(loop, shape ?? null);
+  return shape;
+}
+
+function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
+  if (!LOOPS.has(loop.type)) return undefined;
+  const { keys } = ctx;
+  const nodes = owned(loop.body as Node, keys, { skipLoops: true });
+  const direct = owned(loop.body as Node, keys, { skipLoops: true, skipCallbacks: true });
+  const paths = failurePaths(loop, direct, nodes, keys);
+  if (!paths) return undefined;
+  const loopParts = [loop.init, loop.test, loop.update].filter(isNode);
+  const names = counters([...loopParts.flatMap((p) => owned(p, keys, { skipLoops: true })), ...direct]);
+  return {
+    node: loop,
+    kind: 'loop',
+    ...waitsIn(nodes, ctx),
+    limited: limitedBy([loop.test].filter(isNode), direct, names, keys),
+    checksError: checksError(nodes, paths.errorNames, keys),
+  };
+}
+
+/** The name a function is called by: its own, or the variable or property it is assigned to. */
+function functionName(fn: Node): string | undefined {
+  const id = fn.id as Node | null | undefined;
+  if (id?.type === 'Identifier') return id.name as string;
+  const parent = fn.parent;
+  if (parent?.type === 'VariableDeclarator' && (parent.id as Node).type === 'Identifier')
+    return (parent.id as Node).name as string;
+  if (
+    (parent?.type === 'MethodDefinition' || parent?.type === 'Property') &&
+    (parent.key as Node).type === 'Identifier'
+  ) {
+    return (parent.key as Node).name as string;
+  }
+  return undefined;
+}
+
+/** Where a node sits on a failure path inside `fn`: a catch clause, a `.catch()` callback, a failure branch. */
+function onFailurePath(node: Node, fn: Node): { errorName?: string } | undefined {
+  let child = node;
+  for (let p = node.parent; p && child !== fn; child = p, p = p.parent) {
+    if (p.type === 'CatchClause' && child === p.body) {
+      const param = p.param as Node | null;
+      return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
+    }
+    if (FUNCTIONS.has(child.type) && p.type === 'CallExpression' && (p.arguments as Node[]).includes(child)) {
+      const name = calleeName(p);
+      const args = p.arguments as Node[];
+      if (name === 'catch' || (name === 'then' && args[1] === child)) {
+        const param = (child.params as Node[])[0];
+        return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
+      }
+    }
+    if (p.type === 'IfStatement' && child !== p.test) {
+      const polarity = statusPolarity(p.test as Node);
+      if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
+        return {};
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The retry shape of a function that calls itself again on failure, or undefined. */
+export function retryRecursion(fn: Node, ctx: Context): RetryShape | undefined {
+  const known = cache.get(fn);
+  if (known !== undefined) return known ?? undefined;
+  const shape = analyseRecursion(fn, ctx);
+  cache.set(fn, shape ?? null);
+  return shape;
+}
+
+function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
+  if (!FUNCTIONS.has(fn.type)) return undefined;
+  const name = functionName(fn);
+  if (!name) return undefined;
+  const { keys } = ctx;
+  const nodes = owned(fn.body as Node, keys, { skipLoops: false });
+  const errorNames = new Set<string>();
+  let retry = false;
+  for (const n of nodes) {
+    if (n.type !== 'CallExpression' || calleeName(n) !== name) continue;
+    const callee = n.callee as Node;
+    if (callee.type === 'MemberExpression' && (callee.object as Node).type !== 'ThisExpression') continue;
+    const path = onFailurePath(n, fn);
+    if (!path) continue;
+    retry = true;
+    if (path.errorName) errorNames.add(path.errorName);
+  }
+  if (!retry) return undefined;
+  const params = new Set(
+    (fn.params as Node[]).flatMap((p) => {
+      const target = p.type === 'AssignmentPattern' ? (p.left as Node) : p;
+      return target.type === 'Identifier' ? [target.name as string] : [];
+    }),
+  );
+  for (const c of counters(nodes)) params.add(c);
+  return {
+    node: fn,
+    kind: 'recursion',
+    ...waitsIn(nodes, ctx),
+    limited: tests(nodes).some((t) => bounds(t, params, keys)),
+    checksError: checksError(nodes, errorNames, keys),
+  };
+}
+
+export { FUNCTIONS, LOOPS };

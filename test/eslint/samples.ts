@@ -1,0 +1,395 @@
+/**
+ * Retry loops and look-alikes, each with the rules that must report it. A line ending in `// <-` is where the report
+ * goes (the loop statement or the recursive function); samples without one are not retries and nothing reports them.
+ */
+import type { RuleName } from '../../src/eslint/plugin';
+
+export interface Sample {
+  readonly name: string;
+  readonly code: string;
+  readonly finds: readonly RuleName[];
+  /** 'ts' and 'tsx' parse with typescript-eslint; 'cjs' as CommonJS script; default an ES module. */
+  readonly lang?: 'ts' | 'tsx' | 'cjs' | 'jsx';
+}
+
+export const samples: readonly Sample[] = [
+  // The seeds' own loops.
+  {
+    name: 'seed: the fixed 500 ms x 3 loop',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+async function getUser(id) {
+  for (let attempt = 1; attempt <= 3; attempt++) { // <-
+    try {
+      return await fetch('/users/' + id).then((r) => r.json());
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}`,
+  },
+  {
+    name: 'seed: the immediate catch { continue }',
+    lang: 'ts',
+    finds: ['no-immediate-retry', 'require-transient-check'],
+    code: `
+export async function send(body: string): Promise<Response> {
+  let tries = 0;
+  while (tries < 5) { // <-
+    tries++;
+    try {
+      return await fetch('/send', { method: 'POST', body });
+    } catch {
+      continue;
+    }
+  }
+  throw new Error('gave up');
+}`,
+  },
+  {
+    name: 'seed: the infinite loop',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export async function connect(n = 0) {
+  while (true) { // <-
+    try {
+      return await db.connect();
+    } catch (e) {
+      console.error('retrying', e);
+      await sleep(100 * 2 ** n++);
+    }
+  }
+}`,
+  },
+  {
+    name: 'seed: full jitter and a limit, but every error retried',
+    lang: 'ts',
+    finds: ['require-transient-check'],
+    code: `
+async function call<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) { // <-
+    try {
+      return await fn();
+    } catch (error) {
+      if (attempt >= 4) throw error;
+      const delay = Math.random() * Math.min(10_000, 100 * 2 ** attempt);
+      await new Promise<void>((r) => setTimeout(r, delay));
+    }
+  }
+}`,
+  },
+  {
+    name: "the demo's naive loop (TypeScript, a fixed delay from options)",
+    lang: 'ts',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+const naive = async (url: string, signal: AbortSignal, o: { maxAttempts: number; fixedDelayMs: number }) => {
+  for (let attempt = 1; ; attempt++) { // <-
+    try {
+      return await get(url, signal);
+    } catch (error) {
+      if (attempt >= o.maxAttempts || signal.aborted) throw error;
+      await sleep(o.fixedDelayMs, signal);
+    }
+  }
+};`,
+  },
+  {
+    name: 'a status check that leads back: if (!res.ok) { wait; continue }',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+import { setTimeout as delay } from 'node:timers/promises';
+export async function load(url) {
+  while (true) { // <-
+    const res = await fetch(url);
+    if (!res.ok) {
+      await delay(1000);
+      continue;
+    }
+    return res.json();
+  }
+}`,
+  },
+  {
+    name: 'a value from .catch() tested by the loop, a counter never compared',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+async function firstAnswer(url) {
+  let res;
+  let tries = 0;
+  while (!res) { // <-
+    res = await fetch(url).catch(() => undefined);
+    tries++;
+    await wait(250);
+  }
+  return res;
+}`,
+  },
+  {
+    name: 'a counter that is never compared',
+    finds: ['require-retry-limit'],
+    code: `
+async function save(doc) {
+  let attempts = 0;
+  for (;;) { // <-
+    try {
+      return await store.put(doc);
+    } catch (e) {
+      attempts++;
+      if (e.code !== 'ECONNRESET') throw e;
+      await sleep(Math.random() * 1000);
+    }
+  }
+}`,
+  },
+  {
+    name: 'do-while with a success flag and a bound in its test, backoff without jitter',
+    finds: ['require-jitter'],
+    code: `
+async function push(item) {
+  let done = false;
+  let tries = 0;
+  do { // <-
+    try {
+      await queue.push(item);
+      done = true;
+    } catch (err) {
+      if (!isRetryable(err)) throw err;
+      await sleep(200 * 2 ** tries++);
+    }
+  } while (!done && tries < 5);
+}`,
+  },
+  {
+    name: 'recursion at once from .catch()',
+    finds: ['no-immediate-retry', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function fetchForever(url) { // <-
+  return fetch(url).catch(() => fetchForever(url));
+}`,
+  },
+  {
+    name: 'recursion through setTimeout from .then(ok, fail), a counter passed down but never compared',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function ping(host, n) { // <-
+  probe(host).then(report, () => setTimeout(() => ping(host, n - 1), 1000));
+}`,
+  },
+  {
+    name: 'CommonJS: a retry exported through module.exports',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+const axios = require('axios');
+module.exports = async function getJson(url) {
+  let i = 0;
+  while (true) { // <-
+    try {
+      return (await axios.get(url)).data;
+    } catch (err) {
+      if (++i > 3) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+};`,
+  },
+  {
+    name: 'TSX: a retry inside a component effect',
+    lang: 'tsx',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+export function User({ id }: { id: string }) {
+  const [user, setUser] = useState<User | null>(null);
+  useEffect(() => {
+    (async () => {
+      for (let i = 0; i < 3; i++) { // <-
+        try {
+          const r = await fetch(\`/users/\${id}\`);
+          setUser((await r.json()) as User);
+          break;
+        } catch (e: unknown) {
+          await wait(300);
+        }
+      }
+    })();
+  }, [id]);
+  return <p>{user?.name}</p>;
+}`,
+  },
+  {
+    name: 'JSX file: the same shape in plain JavaScript',
+    lang: 'jsx',
+    finds: ['no-immediate-retry', 'require-transient-check'],
+    code: `
+export function Avatar({ src }) {
+  const load = async () => {
+    for (let i = 0; i < 3; i++) { // <-
+      try { return await fetch(src); } catch { /* try again */ }
+    }
+  };
+  return <img src={src} onLoad={load} />;
+}`,
+  },
+  // Retries that have everything: no rule reports them.
+  {
+    name: 'good: status classified, full jitter, a bounded counter',
+    finds: [],
+    code: `
+async function get(url) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const res = await fetch(url);
+    if (res.ok) return res;
+    if (res.status < 500 && res.status !== 429) throw new Error('permanent: ' + res.status);
+    await sleep(Math.random() * Math.min(5000, 100 * 2 ** attempt));
+  }
+  throw new Error('gave up');
+}`,
+  },
+  {
+    name: 'good: a deadline, a classifier, a jitter helper',
+    lang: 'ts',
+    finds: [],
+    code: `
+async function withDeadline<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
+  let n = 0;
+  while (true) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransient(err) || Date.now() > deadline) throw err;
+      await sleep(jitter(100 * 2 ** n++));
+    }
+  }
+}`,
+  },
+  {
+    name: 'good: recursion with a counter, a check and random wait from a local helper',
+    finds: [],
+    code: `
+const pause = (ms) => new Promise((r) => setTimeout(r, ms * (0.5 + Math.random())));
+async function attempt(fn, retries = 3) {
+  try {
+    return await fn();
+  } catch (e) {
+    if (retries <= 0 || e.status === 404) throw e;
+    await pause(200);
+    return attempt(fn, retries - 1);
+  }
+}`,
+  },
+  {
+    name: 'good: the delay comes from a function that cannot be seen (not called fixed)',
+    finds: [],
+    code: `
+import { nextDelay } from './backoff.js';
+async function go(task) {
+  for (let i = 0; i < 4; i++) {
+    try { return await task(); } catch (e) { if (e.name === 'AbortError') throw e; await sleep(nextDelay(i)); }
+  }
+}`,
+  },
+  // Not retries: nothing reports them.
+  {
+    name: 'not a retry: polling that repeats on success',
+    finds: [],
+    code: `
+async function heartbeat() {
+  while (true) {
+    try { await fetch('/ping'); } catch (e) { console.warn(e); }
+    await sleep(1000);
+  }
+}`,
+  },
+  {
+    name: 'not a retry: polling a job until it is done',
+    lang: 'ts',
+    finds: [],
+    code: `
+async function waitForJob(id: string) {
+  for (;;) {
+    const job = await getJob(id);
+    if (job.state === 'done') return job;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}`,
+  },
+  {
+    name: 'not a retry: pagination',
+    finds: [],
+    code: `
+async function all(url) {
+  const items = [];
+  while (url) {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error('HTTP ' + res.status);
+    const page = await res.json();
+    items.push(...page.items);
+    url = page.next;
+  }
+  return items;
+}`,
+  },
+  {
+    name: 'not a retry: reading a stream',
+    lang: 'ts',
+    finds: [],
+    code: `
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  const chunks: Uint8Array[] = [];
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return chunks;
+}`,
+  },
+  {
+    name: 'not a retry: a loop over a list of items, failures logged',
+    finds: [],
+    code: `
+async function sendAll(items) {
+  for (let i = 0; i < items.length; i++) {
+    try { await send(items[i]); } catch (e) { log(e); }
+  }
+  for (const item of items) {
+    try { await send(item); } catch { continue; }
+  }
+}`,
+  },
+  {
+    name: 'not a retry: trying mirrors in turn (for-of over a list)',
+    finds: [],
+    code: `
+async function fromMirrors(mirrors) {
+  for (const m of mirrors) {
+    try { return await fetch(m); } catch { continue; }
+  }
+}`,
+  },
+  {
+    name: 'not a retry: a worker loop that survives errors',
+    lang: 'cjs',
+    finds: [],
+    code: `
+async function work(queue) {
+  while (queue.open) {
+    try { await handle(await queue.pop()); } catch (e) { report(e); }
+  }
+}
+module.exports = work;`,
+  },
+  {
+    name: 'not a retry: recursion over a tree, and a self-call outside any failure path',
+    finds: [],
+    code: `
+function visit(node) {
+  try { check(node); } catch (e) { errors.push(e); }
+  for (const c of node.children) visit(c);
+}
+function tick() { render(); setTimeout(tick, 1000); }`,
+  },
+];
