@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { audit } from './audit';
 import {
   contentionTable,
   outageTable,
@@ -90,6 +91,7 @@ function joinNegativeValues(args: readonly string[]): string[] {
 
 /** Runs the command; returns the exit code (0, or 2 for a bad command line). */
 export function main(args: readonly string[], io: Io): number {
+  if (args[0] === 'audit') return audit(args.slice(1), io); // `herdless audit`: see src/audit.ts
   try {
     return run(args, io);
   } catch (error) {

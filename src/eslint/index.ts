@@ -1,1 +1,1 @@
-export { plugin as default } from './plugin';
+export { type HerdlessPlugin, plugin as default, type RuleName, rules } from './plugin';

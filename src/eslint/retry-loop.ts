@@ -114,7 +114,12 @@ const isRandomCall = (node: Node): boolean => {
 };
 
 /** A wait: a call named like sleep/delay/wait/backoff/setTimeout, or `new Promise(r => setTimeout(r, ms))`. */
-const isWaitCall = (node: Node): boolean => node.type === 'CallExpression' && WAIT_NAME.test(calleeName(node) ?? '');
+const isWaitCall = (node: Node): boolean =>
+  node.type === 'CallExpression' &&
+  (WAIT_NAME.test(calleeName(node) ?? '') ||
+    // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
+    (node.parent?.type === 'AwaitExpression' &&
+      (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
 
 /** The source-free key of a counter: `attempt`, `this.tries`, `state.retries`. */
 function refKey(node: Node): string | undefined {
@@ -323,7 +328,12 @@ function determinism(
         if (inner === 'random' || verdict === 'fixed') verdict = inner;
       }
     };
-    if (n.type === 'Identifier' && n.parent?.type !== 'MemberExpression' && n.parent?.type !== 'CallExpression') {
+    const parent = n.parent;
+    const isName =
+      (parent?.type === 'MemberExpression' && parent.property === n && !parent.computed) ||
+      (parent?.type === 'CallExpression' && parent.callee === n) ||
+      (parent?.type === 'Property' && parent.key === n);
+    if (n.type === 'Identifier' && !isName) {
       see(ctx.resolve(n.name as string, n));
     }
     if (n.type === 'CallExpression') {
