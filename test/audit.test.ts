@@ -12,7 +12,10 @@ const seedLoop = samples[0]?.code as string;
 const tsLoop = samples.find((s) => s.lang === 'ts' && s.finds.length === 1)?.code as string;
 const tsxLoop = samples.find((s) => s.lang === 'tsx')?.code as string;
 const cjsLoop = samples.find((s) => s.lang === 'cjs' && s.finds.length > 0)?.code as string;
-const notRetries = samples.filter((s) => s.finds.length === 0 && s.lang === undefined).map((s) => s.code);
+// Each in a block of its own, so the samples' function names do not clash in one module.
+const notRetries = samples
+  .filter((s) => s.finds.length === 0 && s.lang === undefined && !s.code.includes('import '))
+  .map((s) => `{${s.code}\n}`);
 
 const files: Record<string, string> = {
   'src/seed.mjs': seedLoop,

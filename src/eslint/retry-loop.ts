@@ -44,6 +44,7 @@ const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFu
 const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
 const RANDOM_NAME = /jitter|random/i;
 const CLASSIFIER_NAME = /retr|transient|recover|fatal|permanent|should|^is|^can|^assert|classif|check|status/i;
+const LIMIT_NAME = /limit|max|attempt|tries|deadline|timeout|remaining|exhaust|expire|budget|giveup|retriesLeft/i;
 const RELATIONAL = new Set(['<', '<=', '>', '>=', '===', '==', '!==', '!=']);
 
 const isNode = (value: unknown): value is Node =>
@@ -236,6 +237,8 @@ export function statusPolarity(test: Node): 'success' | 'failure' | undefined {
     if (!isStatusRef(status) || literal.type !== 'Literal' || typeof literal.value !== 'number') return undefined;
     const n = literal.value;
     const good = n < 300;
+    // A redirect (3xx) is neither: following it is not a retry.
+    if (n >= 300 && n < 400 && op !== '>' && op !== '>=') return undefined;
     switch (op) {
       case '===':
       case '==':
@@ -352,7 +355,19 @@ function determinism(
 /** What the waits among `nodes` say: present, and visibly fixed. */
 function waitsIn(nodes: readonly Node[], ctx: Context): { waits: boolean; fixedDelay: boolean } {
   const calls = nodes.filter(isWaitCall);
-  if (calls.length === 0) return { waits: false, fixedDelay: false };
+  if (calls.length === 0) {
+    // `await onFailure(...)`: a local helper that waits inside; its delay is not seen here.
+    const helperWaits = nodes.some(
+      (n) =>
+        n.type === 'CallExpression' &&
+        n.parent?.type === 'AwaitExpression' &&
+        (n.callee as Node).type === 'Identifier' &&
+        ctx
+          .resolve((n.callee as Node).name as string, n)
+          .some((f) => FUNCTIONS.has(f.type) && mentions(f, ctx.keys, isWaitCall)),
+    );
+    return { waits: helperWaits, fixedDelay: false };
+  }
   let fixedDelay = true;
   for (const call of calls) {
     if (RANDOM_NAME.test(calleeName(call) ?? '')) return { waits: true, fixedDelay: false };
@@ -390,6 +405,8 @@ function bounds(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bool
   if (mentions(test, keys, isStatusRef)) return false;
   return mentions(test, keys, (n) => {
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
+    // `this.attemptLimitReached`, `deadlineExceeded()`, `retriesLeft`: a bound by its name.
+    if (n.type === 'Identifier' && LIMIT_NAME.test(n.name as string)) return true;
     const key = refKey(n);
     return key !== undefined && names.has(key) && n.parent?.type !== 'MemberExpression';
   });
@@ -414,15 +431,25 @@ function limitedBy(loopTests: readonly Node[], nodes: readonly Node[], names: Re
 }
 
 /** Whether the failure path looks at the error (`err` in a condition, or passed to a classifier) or a status code. */
-function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, keys: VisitorKeys): boolean {
+function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ctx: Context, depth = 0): boolean {
+  const { keys } = ctx;
   const isError = (n: Node) => n.type === 'Identifier' && errorNames.has(n.name as string);
   if (tests(nodes).some((t) => mentions(t, keys, (n) => isError(n) || isStatusRef(n)))) return true;
-  return nodes.some(
-    (n) =>
-      n.type === 'CallExpression' &&
-      CLASSIFIER_NAME.test(calleeName(n) ?? '') &&
-      (n.arguments as Node[]).some((a) => mentions(a, keys, isError)),
-  );
+  return nodes.some((n) => {
+    if (n.type !== 'CallExpression') return false;
+    const args = n.arguments as Node[];
+    const at = args.findIndex((a) => mentions(a, keys, isError));
+    if (at < 0) return false;
+    if (CLASSIFIER_NAME.test(calleeName(n) ?? '')) return true;
+    // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
+    const callee = n.callee as Node;
+    if (depth > 0 || callee.type !== 'Identifier') return false;
+    return ctx.resolve(callee.name as string, n).some((f) => {
+      const param = FUNCTIONS.has(f.type) ? (f.params as Node[])[at] : undefined;
+      if (param?.type !== 'Identifier') return false;
+      return checksError(owned(f, keys, { skipLoops: false }), new Set([param.name as string]), ctx, depth + 1);
+    });
+  });
 }
 
 /** The failure paths of a loop body, if it is a retry: catch clauses and status checks that lead back. */
@@ -452,7 +479,11 @@ function failurePaths(
           loopTestNames.has((a.left as Node).name as string),
       );
       const tail = rest(n);
-      const successLeaves = leaves(block) || (block.has('normal') && leaves(tail)) || assignsTest;
+      const successLeaves =
+        (leaves(block) && !leadsBack(block)) ||
+        (leaves(block) && leavesOnSuccess(n.block as Node, keys)) ||
+        (block.has('normal') && tailLeavesOnResult(n, after(n, body), keys)) ||
+        assignsTest;
       const handler = completions((n.handler as Node).body as Node, true);
       const failureBack = handler.has('continue') || (handler.has('normal') && leadsBack(tail));
       if (successLeaves && failureBack) {
@@ -496,6 +527,61 @@ function failurePaths(
     }
   }
   return { errorNames };
+}
+
+/** Names given a value in `node`: declared (`const res = ...`) or assigned (`res = ...`). */
+function assignedIn(node: Node, keys: VisitorKeys): Set<string> {
+  const out = new Set<string>();
+  for (const n of owned(node, keys, { skipLoops: true, skipCallbacks: true })) {
+    const id =
+      n.type === 'VariableDeclarator'
+        ? (n.id as Node)
+        : n.type === 'AssignmentExpression'
+          ? (n.left as Node)
+          : undefined;
+    if (id?.type === 'Identifier') out.add(id.name as string);
+  }
+  return out;
+}
+
+/** A test on a result: `res`, `!res`, `res !== undefined`, `result != null`, for a name the attempt assigned. */
+function testsResult(test: Node, names: ReadonlySet<string>): boolean {
+  let t = test;
+  while (t.type === 'UnaryExpression' && t.operator === '!') t = t.argument as Node;
+  if (t.type === 'BinaryExpression' && ['!==', '!=', '===', '=='].includes(t.operator as string)) {
+    const other = (t.right as Node).type === 'Identifier' ? (t.right as Node) : (t.left as Node);
+    const value = other === t.right ? (t.left as Node) : (t.right as Node);
+    const empty =
+      (value.type === 'Literal' && value.value === null) || (value.type === 'Identifier' && value.name === 'undefined');
+    return empty && other.type === 'Identifier' && names.has(other.name as string);
+  }
+  return t.type === 'Identifier' && names.has(t.name as string);
+}
+
+/** Inside the attempt, every way out is taken on success: `if (res.ok) return res`, `if (result) break`. */
+function leavesOnSuccess(block: Node, keys: VisitorKeys): boolean {
+  const names = assignedIn(block, keys);
+  let exits = 0;
+  for (const n of owned(block, keys, { skipLoops: true, skipCallbacks: true })) {
+    if (n.type === 'SwitchStatement' && leaves(completions(n, true))) return false;
+    if (n.type !== 'IfStatement') continue;
+    const [yes, no] = [completions(n.consequent as Node, true), completions(n.alternate as Node, true)];
+    if (!leaves(yes) && !leaves(no)) continue;
+    exits++;
+    const polarity = statusPolarity(n.test as Node) ?? (testsResult(n.test as Node, names) ? 'success' : undefined);
+    if (polarity === undefined || (polarity === 'success') !== leaves(yes)) return false;
+  }
+  return exits > 0;
+}
+
+/** After the attempt, the loop leaves unconditionally (`break;`) or on a test of what the attempt assigned. */
+function tailLeavesOnResult(tryStatement: Node, tail: readonly Node[], keys: VisitorKeys): boolean {
+  if (tail.length > 0 && !leadsBack(sequence(tail, true))) return true;
+  const names = assignedIn(tryStatement.block as Node, keys);
+  return tail.some(
+    (n) =>
+      n.type === 'IfStatement' && leaves(completions(n.consequent as Node, true)) && testsResult(n.test as Node, names),
+  );
 }
 
 /** `if (res)` / `if (result !== undefined)` on a value that came from `x.catch(...)`: success when it is there. */
@@ -545,14 +631,50 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
   const paths = failurePaths(loop, direct, nodes, keys);
   if (!paths) return undefined;
   const loopParts = [loop.init, loop.test, loop.update].filter(isNode);
-  const names = counters([...loopParts.flatMap((p) => owned(p, keys, { skipLoops: true })), ...direct]);
+  const partNodes = loopParts.flatMap((p) => owned(p, keys, { skipLoops: true }));
+  const names = counters([...partNodes, ...direct]);
+  if (iterates(loop, [...direct, ...partNodes], names)) return undefined;
   return {
     node: loop,
     kind: 'loop',
     ...waitsIn(nodes, ctx),
     limited: limitedBy([loop.test].filter(isNode), direct, names, keys),
-    checksError: checksError(nodes, paths.errorNames, keys),
+    checksError: checksError(nodes, paths.errorNames, ctx),
   };
+}
+
+/** Inside a catch clause or a wait's arguments, below `top`. */
+function inFailureOrWait(node: Node, top: Node): boolean {
+  for (let p = node.parent; p && p !== top; p = p.parent) {
+    if (p.type === 'CatchClause' || isWaitCall(p)) return true;
+  }
+  return false;
+}
+
+/**
+ * An iteration, not a retry: it indexes with its counter (`candidates[i]`) or steps a variable outside any `try`
+ * (`dir = parent`, `url = page.next`), so each pass makes a different call.
+ */
+function iterates(top: Node, nodes: readonly Node[], names: ReadonlySet<string>): boolean {
+  const declared = new Set(
+    nodes.flatMap((n) =>
+      n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' ? [(n.id as Node).name] : [],
+    ),
+  );
+  for (const n of nodes) {
+    if (n.type === 'MemberExpression' && n.computed) {
+      const key = refKey(n.property as Node);
+      if (key !== undefined && names.has(key) && !inFailureOrWait(n, top)) return true;
+    }
+    if (n.type === 'AssignmentExpression' && n.operator === '=' && (n.left as Node).type === 'Identifier') {
+      const right = n.right as Node;
+      const steps = right.type === 'Identifier' || right.type === 'MemberExpression' || right.type === 'CallExpression';
+      let inTry = false;
+      for (let p = n.parent; p && p !== top && !inTry; p = p.parent) inTry = p.type === 'TryStatement';
+      if (steps && !inTry && !declared.has((n.left as Node).name)) return true;
+    }
+  }
+  return false;
 }
 
 /** The name a function is called by: its own, or the variable or property it is assigned to. */
@@ -567,6 +689,16 @@ function functionName(fn: Node): string | undefined {
     (parent.key as Node).type === 'Identifier'
   ) {
     return (parent.key as Node).name as string;
+  }
+  return undefined;
+}
+
+/** The enclosing function that `call` calls by name (a self-call), or undefined. */
+export function recursiveCaller(call: Node): Node | undefined {
+  const name = calleeName(call);
+  if (!name) return undefined;
+  for (let p = call.parent; p; p = p.parent) {
+    if (FUNCTIONS.has(p.type) && functionName(p) === name) return p;
   }
   return undefined;
 }
@@ -631,12 +763,15 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     }),
   );
   for (const c of counters(nodes)) params.add(c);
+  if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && params.has(refKey(n.property as Node) ?? ''))) {
+    return undefined; // `parsers[index]`: it tries the next item of a list, not the same call again
+  }
   return {
     node: fn,
     kind: 'recursion',
     ...waitsIn(nodes, ctx),
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
-    checksError: checksError(nodes, errorNames, keys),
+    checksError: checksError(nodes, errorNames, ctx),
   };
 }
 

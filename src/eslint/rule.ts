@@ -3,7 +3,7 @@
  * ({@link retryLoop}, {@link retryRecursion}) for the retry's shape, and reports one missing element.
  */
 import type { Rule, Scope } from 'eslint';
-import { FUNCTIONS, LOOPS, type Node, type RetryShape, retryLoop, retryRecursion } from './retry-loop';
+import { LOOPS, type Node, type RetryShape, recursiveCaller, retryLoop, retryRecursion } from './retry-loop';
 
 /** One rule's definition: what it checks, and what it says when the element is missing. */
 export interface RuleSpec {
@@ -53,8 +53,10 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
     },
     create(context) {
       const ctx = { keys: context.sourceCode.visitorKeys as never, resolve: resolver(context) };
+      const reported = new WeakSet<Node>();
       const check = (shape: RetryShape | undefined) => {
-        if (shape && spec.lacks(shape)) {
+        if (shape && spec.lacks(shape) && !reported.has(shape.node)) {
+          reported.add(shape.node);
           const loc = (shape.node.loc as { start: { line: number; column: number } }).start;
           context.report({
             loc: { start: loc, end: { line: loc.line, column: loc.column + 1 } },
@@ -64,7 +66,11 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       };
       const visitors: Record<string, (node: never) => void> = {};
       for (const type of LOOPS) visitors[type] = (node: Node) => check(retryLoop(node, ctx));
-      for (const type of FUNCTIONS) visitors[type] = (node: Node) => check(retryRecursion(node, ctx));
+      // A recursive retry is found from its self-call: only functions that call themselves are looked into.
+      visitors.CallExpression = (node: Node) => {
+        const fn = recursiveCaller(node);
+        if (fn) check(retryRecursion(fn, ctx));
+      };
       return visitors as Rule.RuleListener;
     },
   };

@@ -392,4 +392,130 @@ function visit(node) {
 }
 function tick() { render(); setTimeout(tick, 1000); }`,
   },
+  // Found in real code (the audit of node_modules): look-alikes that are not retries, and retries written otherwise.
+  {
+    name: 'not a retry: trying candidates by index',
+    finds: [],
+    code: `
+function load(libs) {
+  for (let i = 0; i < libs.length; i++) {
+    try { return require(libs[i]); } catch (e) {}
+  }
+  return null;
+}`,
+  },
+  {
+    name: 'not a retry: walking up directories',
+    finds: [],
+    code: `
+async function findPackage(dir) {
+  while (true) {
+    try { return JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')); } catch {}
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+}`,
+  },
+  {
+    name: 'not a retry: following a redirect, and trying the next parser of a list',
+    finds: [],
+    code: `
+function get(url) {
+  return new Promise((resolve, reject) => https.get(url, (res) => {
+    if (res.statusCode === 301 || res.statusCode === 302) return get(res.headers.location).then(resolve, reject);
+    resolve(res);
+  }));
+}
+function parse(text, parsers, index = 0) {
+  return parsers[index](text).catch((err) => {
+    if (index + 1 === parsers.length) throw err;
+    return parse(text, parsers, index + 1);
+  });
+}`,
+  },
+  {
+    name: 'not a retry: a timer loop that records an error and goes on to the next timer',
+    finds: [],
+    code: `
+function tick(state) {
+  while (state.timer && state.from <= state.to) {
+    try { run(state.timer); } catch (e) { state.error ||= e; }
+    if (state.isAsync) return true;
+    nextTimer(state);
+  }
+  return false;
+}`,
+  },
+  {
+    name: 'not a retry: polling until the value is stable, errors recorded',
+    finds: [],
+    code: `
+async function poll(read, interval) {
+  let last;
+  let error;
+  while (true) {
+    try {
+      const value = await read();
+      if (value === last) break;
+      last = value;
+    } catch (e) {
+      error = e;
+    }
+    await sleep(interval);
+  }
+  return { last, error };
+}`,
+  },
+  {
+    name: 'good: a limit named as such, a wait inside a local helper, a classifier',
+    lang: 'ts',
+    finds: [],
+    code: `
+class Backoff {
+  async execute<T>(request: () => Promise<T>): Promise<T> {
+    while (!this.attemptLimitReached) {
+      try {
+        await this.applyDelay();
+        return await request();
+      } catch (e) {
+        this.attemptNumber++;
+        if (!(await this.options.retry(e, this.attemptNumber))) throw e;
+      }
+    }
+    throw new Error('unreachable');
+  }
+}
+async function pRetry(input, options) {
+  let attemptNumber = 0;
+  const onFailure = async (error) => {
+    if (!options.shouldRetry(error)) throw error;
+    await setTimeout(options.minTimeout * Math.random());
+  };
+  while (attemptNumber < options.retries) {
+    attemptNumber++;
+    try {
+      return await input(attemptNumber);
+    } catch (error) {
+      await onFailure(error);
+    }
+  }
+}`,
+  },
+  {
+    name: 'a result tested after the attempt, no wait, no limit',
+    finds: ['no-immediate-retry', 'require-retry-limit', 'require-transient-check'],
+    code: `
+async function connect() {
+  let socket;
+  for (;;) { // <-
+    try {
+      socket = await open();
+    } catch (e) {
+      console.log(e);
+    }
+    if (socket) return socket;
+  }
+}`,
+  },
 ];
