@@ -218,6 +218,8 @@ function run(files: readonly string[], cwd: string, linter: LinterLike, tsParser
   };
 }
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 function format(report: AuditReport): string {
   const { summary } = report;
   const lines = report.findings.map((f) => `${f.file}:${f.line}:${f.column}  ${f.rule}  ${f.message}`);
@@ -226,12 +228,15 @@ function format(report: AuditReport): string {
     .map(([rule, n]) => `  ${rule}: ${n}`)
     .sort();
   lines.push(
-    `herdless audit: ${summary.loops} retry loop${summary.loops === 1 ? '' : 's'} with problems in ${summary.filesRead} files` +
+    `herdless audit: ${plural(summary.loops, 'retry loop')} with problems in ${plural(summary.filesRead, 'file')}` +
       ` (${summary.filesLinted} parsed) in ${(summary.ms / 1000).toFixed(1)} s`,
     ...by,
   );
   if (summary.unparsed.length > 0) {
-    lines.push(`could not parse ${summary.unparsed.length} file(s): ${summary.unparsed.slice(0, 5).join(', ')}`);
+    const shown = summary.unparsed.slice(0, 5).join(', ');
+    lines.push(
+      `could not parse ${plural(summary.unparsed.length, 'file')}: ${shown}${summary.unparsed.length > 5 ? ', ...' : ''}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
