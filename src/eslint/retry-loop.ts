@@ -10,16 +10,19 @@
  * visitor keys ESLint provides, so it needs no runtime dependency.
  */
 
-/** An AST node as any ESTree parser gives it; the fields read here are checked before use. */
-export interface Node {
-  readonly type: string;
-  readonly parent?: Node | null;
-  readonly loc?: { readonly start: { line: number; column: number } } | null;
-  readonly [key: string]: unknown;
-}
-
-/** Which children to walk for each node type: ESLint's `sourceCode.visitorKeys`. */
-export type VisitorKeys = Readonly<Record<string, readonly string[] | undefined>>;
+import {
+  calleeName,
+  FUNCTIONS,
+  isNode,
+  LOOPS,
+  mentions,
+  type Node,
+  owned,
+  refKey,
+  type VisitorKeys,
+  walk,
+} from './ast';
+import { after, completions, leadsBack, leaves, sequence } from './flow';
 
 /** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
 export type Resolve = (name: string, at: Node) => readonly Node[];
@@ -39,66 +42,11 @@ export interface RetryShape {
   readonly checksError: boolean;
 }
 
-const LOOPS = new Set(['ForStatement', 'WhileStatement', 'DoWhileStatement']);
-const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
 const RANDOM_NAME = /jitter|random/i;
 const CLASSIFIER_NAME = /retr|transient|recover|fatal|permanent|should|^is|^can|^assert|classif|check|status/i;
 const LIMIT_NAME = /limit|max|attempt|tries|deadline|timeout|remaining|exhaust|expire|budget|giveup|retriesLeft/i;
 const RELATIONAL = new Set(['<', '<=', '>', '>=', '===', '==', '!==', '!=']);
-
-const isNode = (value: unknown): value is Node =>
-  typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
-
-/** The node's children, through the visitor keys (falling back to every node-valued field). */
-function children(node: Node, keys: VisitorKeys): Node[] {
-  const out: Node[] = [];
-  for (const key of keys[node.type] ?? Object.keys(node).filter((k) => k !== 'parent')) {
-    const value = node[key];
-    if (Array.isArray(value)) {
-      for (const v of value) if (isNode(v)) out.push(v);
-    } else if (isNode(value)) out.push(value);
-  }
-  return out;
-}
-
-/** Every node under `root` (itself included); `enter` returns false to skip a node's children. */
-function walk(root: Node, keys: VisitorKeys, enter: (node: Node) => boolean | undefined): void {
-  const stack = [root];
-  while (stack.length > 0) {
-    const node = stack.pop() as Node;
-    if (enter(node) === false) continue;
-    const kids = children(node, keys);
-    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Node);
-  }
-}
-
-/** Nodes under `root` that belong to it: not inside a nested function declaration or (optionally) a nested loop. */
-function owned(root: Node, keys: VisitorKeys, options: { skipLoops: boolean; skipCallbacks?: boolean }): Node[] {
-  const out: Node[] = [];
-  walk(root, keys, (node) => {
-    if (node !== root && (node.type === 'FunctionDeclaration' || node.type === 'ClassBody')) return false;
-    if (node !== root && options.skipCallbacks && FUNCTIONS.has(node.type)) return false;
-    if (node !== root && options.skipLoops && (LOOPS.has(node.type) || node.type.startsWith('ForO'))) return false;
-    out.push(node);
-    return true;
-  });
-  return out;
-}
-
-/** The name a call's callee goes by: `sleep` in `sleep()`, `wait` in `this.wait()`. */
-export function calleeName(call: Node): string | undefined {
-  let callee = call.callee as Node | undefined;
-  while (callee && (callee.type === 'ChainExpression' || callee.type === 'TSNonNullExpression')) {
-    callee = callee.expression as Node;
-  }
-  if (!callee) return undefined;
-  if (callee.type === 'Identifier') return callee.name as string;
-  if (callee.type === 'MemberExpression' && (callee.property as Node).type === 'Identifier' && !callee.computed) {
-    return (callee.property as Node).name as string;
-  }
-  return undefined;
-}
 
 const isClockCall = (node: Node): boolean =>
   (node.type === 'CallExpression' &&
@@ -121,99 +69,6 @@ const isWaitCall = (node: Node): boolean =>
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
-
-/** The source-free key of a counter: `attempt`, `this.tries`, `state.retries`. */
-function refKey(node: Node): string | undefined {
-  if (node.type === 'Identifier') return node.name as string;
-  if (node.type === 'ThisExpression') return 'this';
-  if (node.type === 'MemberExpression' && !node.computed) {
-    const object = refKey(node.object as Node);
-    return object === undefined ? undefined : `${object}.${(node.property as Node).name as string}`;
-  }
-  return undefined;
-}
-
-type Completion = 'normal' | 'continue' | 'exit' | 'throw';
-
-/** How a statement can end, seen from the loop that contains it (a tiny control-flow summary). */
-function completions(node: Node | undefined | null, inLoop: boolean): Set<Completion> {
-  if (!node) return new Set(['normal']);
-  switch (node.type) {
-    case 'ReturnStatement':
-      return new Set(['exit']);
-    case 'ThrowStatement':
-      return new Set(['throw']);
-    case 'BreakStatement':
-      return new Set([inLoop || node.label ? 'exit' : 'normal']);
-    case 'ContinueStatement':
-      return new Set([inLoop || node.label ? 'continue' : 'normal']);
-    case 'BlockStatement':
-    case 'StaticBlock':
-      return sequence(node.body as Node[], inLoop);
-    case 'IfStatement':
-      return union(completions(node.consequent as Node, inLoop), completions(node.alternate as Node, inLoop));
-    case 'LabeledStatement':
-      return completions(node.body as Node, inLoop);
-    case 'TryStatement': {
-      const block = completions(node.block as Node, inLoop);
-      let result = block;
-      if (node.handler) {
-        block.delete('throw');
-        result = union(block, completions((node.handler as Node).body as Node, inLoop));
-      }
-      const finalizer = node.finalizer ? completions(node.finalizer as Node, inLoop) : undefined;
-      return finalizer && !finalizer.has('normal') ? finalizer : result;
-    }
-    case 'SwitchStatement': {
-      const result = new Set<Completion>();
-      let hasDefault = false;
-      for (const c of node.cases as Node[]) {
-        if (!c.test) hasDefault = true;
-        for (const k of sequence(c.consequent as Node[], false)) result.add(k);
-      }
-      if (!hasDefault) result.add('normal');
-      return result;
-    }
-    default:
-      if (LOOPS.has(node.type) || node.type.startsWith('ForO') || node.type === 'ForInStatement') {
-        const inner = completions(node.body as Node, false);
-        inner.add('normal');
-        return inner;
-      }
-      return new Set(['normal']);
-  }
-}
-
-function union(a: Set<Completion>, b: Set<Completion>): Set<Completion> {
-  for (const k of b) a.add(k);
-  return a;
-}
-
-function sequence(statements: readonly Node[], inLoop: boolean): Set<Completion> {
-  const result = new Set<Completion>();
-  for (const s of statements) {
-    const c = completions(s, inLoop);
-    const goesOn = c.delete('normal');
-    union(result, c);
-    if (!goesOn) return result;
-  }
-  result.add('normal');
-  return result;
-}
-
-/** The statements after `node` in its enclosing block, up to the loop body (ignored higher up). */
-function after(node: Node, body: Node): Node[] {
-  const parent = node.parent;
-  if (!parent || parent === body.parent) return [];
-  if (parent.type === 'BlockStatement' || parent.type === 'SwitchCase') {
-    const list = (parent.type === 'BlockStatement' ? parent.body : parent.consequent) as Node[];
-    return list.slice(list.indexOf(node) + 1);
-  }
-  return [];
-}
-
-const leadsBack = (c: Set<Completion>): boolean => c.has('normal') || c.has('continue');
-const leaves = (c: Set<Completion>): boolean => c.has('exit');
 
 /** Success or failure, as a status test says: `res.ok` is success, `res.status >= 500` failure; else undefined. */
 export function statusPolarity(test: Node): 'success' | 'failure' | undefined {
@@ -261,18 +116,6 @@ const isStatusRef = (node: Node): boolean =>
     !node.computed &&
     ['status', 'statusCode'].includes((node.property as Node).name as string)) ||
   (node.type === 'Identifier' && ['status', 'statusCode'].includes(node.name as string));
-
-/** True when `node` mentions something matching `match`. */
-function mentions(node: Node | undefined | null, keys: VisitorKeys, match: (n: Node) => boolean): boolean {
-  if (!node) return false;
-  let found = false;
-  walk(node, keys, (n) => {
-    if (found) return false;
-    if (match(n)) found = true;
-    return !found;
-  });
-  return found;
-}
 
 /** The tests of conditions under `nodes`: if, ?:, && and ||, switch, loop tests. */
 function tests(nodes: readonly Node[]): Node[] {
@@ -774,5 +617,3 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     checksError: checksError(nodes, errorNames, ctx),
   };
 }
-
-export { FUNCTIONS, LOOPS };

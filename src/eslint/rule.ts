@@ -3,7 +3,8 @@
  * ({@link retryLoop}, {@link retryRecursion}) for the retry's shape, and reports one missing element.
  */
 import type { Rule, Scope } from 'eslint';
-import { LOOPS, type Node, type RetryShape, recursiveCaller, retryLoop, retryRecursion } from './retry-loop';
+import { LOOPS, type Node } from './ast';
+import { type RetryShape, recursiveCaller, retryLoop, retryRecursion } from './retry-loop';
 
 /** One rule's definition: what it checks, and what it says when the element is missing. */
 export interface RuleSpec {
