@@ -2,7 +2,7 @@
  * How a statement can end, seen from the loop that holds it: a small control-flow summary, enough to tell a path
  * that leads back to the next attempt from one that leaves.
  */
-import { LOOPS, type Node } from './ast';
+import { calleeName, LOOPS, type Node } from './ast';
 
 export type Completion = 'normal' | 'continue' | 'exit' | 'throw';
 
@@ -23,6 +23,12 @@ export function completions(node: Node | undefined | null, inLoop: boolean): Set
       return sequence(node.body as Node[], inLoop);
     case 'IfStatement':
       return union(completions(node.consequent as Node, inLoop), completions(node.alternate as Node, inLoop));
+    case 'ExpressionStatement': {
+      // `throwWithCause(err)`, `fail(err)`: a call named for throwing ends the path like `throw`.
+      const call = node.expression as Node;
+      const name = call.type === 'CallExpression' ? calleeName(call) : undefined;
+      return new Set([name && /^(throw|fail$|raise|bail)/i.test(name) ? 'throw' : 'normal']);
+    }
     case 'LabeledStatement':
       return completions(node.body as Node, inLoop);
     case 'TryStatement': {

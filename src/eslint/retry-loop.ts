@@ -45,7 +45,7 @@ export interface RetryShape {
 const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
 const RANDOM_NAME = /jitter|random/i;
 const CLASSIFIER_NAME = /retr|transient|recover|fatal|permanent|should|^is|^can|^assert|classif|check|status/i;
-const LIMIT_NAME = /limit|max|attempt|tries|deadline|timeout|remaining|exhaust|expire|budget|giveup|retriesLeft/i;
+const LIMIT_NAME = /limit|max|attempt|tries|deadline|time[dr]?out|remaining|exhaust|expire|budget|giveup|retriesLeft/i;
 const RELATIONAL = new Set(['<', '<=', '>', '>=', '===', '==', '!==', '!=']);
 
 const isClockCall = (node: Node): boolean =>
@@ -315,12 +315,13 @@ function failurePaths(
     if (n.type === 'TryStatement' && n.handler) {
       const block = completions(n.block as Node, true);
       block.delete('throw');
-      const assignsTest = owned(n.block as Node, keys, { skipLoops: true }).some(
-        (a) =>
-          a.type === 'AssignmentExpression' &&
-          (a.left as Node).type === 'Identifier' &&
-          loopTestNames.has((a.left as Node).name as string),
-      );
+      // `while (!done) { try { ...; done = true } ... }`: a statement of the attempt itself sets what the loop tests.
+      const setsTest = (block: Node) =>
+        (block.body as Node[]).some((st) => {
+          const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
+          return a?.type === 'AssignmentExpression' && loopTestNames.has(refKey(a.left as Node) ?? '');
+        });
+      const assignsTest = setsTest(n.block as Node);
       const tail = rest(n);
       const successLeaves =
         (leaves(block) && !leadsBack(block)) ||
@@ -328,7 +329,10 @@ function failurePaths(
         (block.has('normal') && tailLeavesOnResult(n, after(n, body), keys)) ||
         assignsTest;
       const handler = completions((n.handler as Node).body as Node, true);
-      const failureBack = handler.has('continue') || (handler.has('normal') && leadsBack(tail));
+      // A failure path that moves what the loop tests (`current = generator.throw(err)`) goes on, not back.
+      const failureBack =
+        !setsTest((n.handler as Node).body as Node) &&
+        (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
       if (successLeaves && failureBack) {
         retry = true;
         const param = (n.handler as Node).param as Node | null;
@@ -476,7 +480,7 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
   const loopParts = [loop.init, loop.test, loop.update].filter(isNode);
   const partNodes = loopParts.flatMap((p) => owned(p, keys, { skipLoops: true }));
   const names = counters([...partNodes, ...direct]);
-  if (iterates(loop, [...direct, ...partNodes], names)) return undefined;
+  if (iterates(loop, direct, partNodes, names)) return undefined;
   return {
     node: loop,
     kind: 'loop',
@@ -498,9 +502,11 @@ function inFailureOrWait(node: Node, top: Node): boolean {
  * An iteration, not a retry: it indexes with its counter (`candidates[i]`) or steps a variable outside any `try`
  * (`dir = parent`, `url = page.next`), so each pass makes a different call.
  */
-function iterates(top: Node, nodes: readonly Node[], names: ReadonlySet<string>): boolean {
+function iterates(top: Node, body: readonly Node[], parts: readonly Node[], names: ReadonlySet<string>): boolean {
+  const nodes = [...body, ...parts];
   const declared = new Set(
-    nodes.flatMap((n) =>
+    // Declared in the body: a fresh value each pass, not a step (the loop's own `let x = ...` is a step).
+    body.flatMap((n) =>
       n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' ? [(n.id as Node).name] : [],
     ),
   );

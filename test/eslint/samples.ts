@@ -518,4 +518,66 @@ async function connect() {
   }
 }`,
   },
+  {
+    name: 'not a retry: driving a generator, an error handed back to it',
+    finds: [],
+    code: `
+function drive(generator) {
+  let current = generator.next();
+  while (!current.done) {
+    try {
+      current = generator.next(step(current.value));
+    } catch (err) {
+      current = generator.throw(err);
+    }
+  }
+  return current.value;
+}`,
+  },
+  {
+    name: 'not a retry: a compiled generator state machine (tslib __generator)',
+    finds: [],
+    code: `
+function step(op) {
+  while (_) try {
+    if (f = 1, y && (t = y.next) && !(t = t.call(y, op[1])).done) return t;
+    switch (op[0]) {
+      case 4: _.label++; return { value: op[1], done: false };
+      default: if (!t) { _ = 0; continue; }
+    }
+    op = body.call(thisArg, _);
+  } catch (e) { op = [6, e]; y = 0; } finally { f = t = 0; }
+}`,
+  },
+  {
+    name: 'not a retry: walking nested frames',
+    finds: [],
+    code: `
+function activeFrame() {
+  for (var w = window, el = active(); el instanceof w.HTMLIFrameElement; ) {
+    try { var ok = typeof el.contentWindow.location.href === 'string'; } catch (e) { ok = false; }
+    if (!ok) break;
+    el = active((w = el.contentWindow).document);
+  }
+  return el;
+}`,
+  },
+  {
+    name: 'a poll that stops on a timed-out flag (a limit by its name), every error retried',
+    finds: ['require-transient-check'],
+    code: `
+async function poll(fn, interval) {
+  let hasTimedOut = false;
+  setTimeout(() => { hasTimedOut = true; }, 1000);
+  while (true) { // <-
+    const isLastAttempt = hasTimedOut;
+    try {
+      return await fn();
+    } catch (err) {
+      if (isLastAttempt) throwWithCause(err);
+      await sleep(interval * (0.5 + Math.random()));
+    }
+  }
+}`,
+  },
 ];
