@@ -60,14 +60,20 @@ export function owned(root: Node, keys: VisitorKeys, options: { skipLoops: boole
 /** The name a call's callee goes by: `sleep` in `sleep()`, `wait` in `this.wait()`. */
 export function calleeName(call: Node): string | undefined {
   let callee = call.callee as Node | undefined;
-  while (callee && (callee.type === 'ChainExpression' || callee.type === 'TSNonNullExpression')) {
-    callee = callee.expression as Node;
+  // `sleep!()`, `a?.sleep()`, and compiled `(0, timers.setTimeout)(ms)`.
+  while (callee && ['ChainExpression', 'TSNonNullExpression', 'SequenceExpression'].includes(callee.type)) {
+    callee = (callee.type === 'SequenceExpression' ? (callee.expressions as Node[]).at(-1) : callee.expression) as Node;
   }
   if (!callee) return undefined;
   if (callee.type === 'Identifier') return callee.name as string;
-  if (callee.type === 'MemberExpression' && (callee.property as Node).type === 'Identifier' && !callee.computed) {
-    return (callee.property as Node).name as string;
-  }
+  if (callee.type === 'MemberExpression' && !callee.computed) return nameOf(callee.property as Node);
+  return undefined;
+}
+
+/** The name an identifier or a private name (`#retry`) spells. */
+export function nameOf(node: Node): string | undefined {
+  if (node.type === 'Identifier') return node.name as string;
+  if (node.type === 'PrivateIdentifier') return `#${node.name as string}`;
   return undefined;
 }
 

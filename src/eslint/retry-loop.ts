@@ -17,6 +17,7 @@ import {
   LOOPS,
   mentions,
   type Node,
+  nameOf,
   owned,
   refKey,
   type VisitorKeys,
@@ -45,7 +46,8 @@ export interface RetryShape {
 const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
 const RANDOM_NAME = /jitter|random/i;
 const CLASSIFIER_NAME = /retr|transient|recover|fatal|permanent|should|^is|^can|^assert|classif|check|status/i;
-const LIMIT_NAME = /limit|max|attempt|tries|deadline|time[dr]?out|remaining|exhaust|expire|budget|giveup|retriesLeft/i;
+const LIMIT_NAME =
+  /limit|max|attempt|tries|count$|deadline|time[dr]?out|remaining|exhaust|expire|budget|giveup|retriesLeft/i;
 const RELATIONAL = new Set(['<', '<=', '>', '>=', '===', '==', '!==', '!=']);
 
 const isClockCall = (node: Node): boolean =>
@@ -249,7 +251,7 @@ function bounds(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bool
   return mentions(test, keys, (n) => {
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
     // `this.attemptLimitReached`, `deadlineExceeded()`, `retriesLeft`: a bound by its name.
-    if (n.type === 'Identifier' && LIMIT_NAME.test(n.name as string)) return true;
+    if (LIMIT_NAME.test(nameOf(n) ?? '')) return true;
     const key = refKey(n);
     return key !== undefined && names.has(key) && n.parent?.type !== 'MemberExpression';
   });
@@ -533,11 +535,8 @@ function functionName(fn: Node): string | undefined {
   const parent = fn.parent;
   if (parent?.type === 'VariableDeclarator' && (parent.id as Node).type === 'Identifier')
     return (parent.id as Node).name as string;
-  if (
-    (parent?.type === 'MethodDefinition' || parent?.type === 'Property') &&
-    (parent.key as Node).type === 'Identifier'
-  ) {
-    return (parent.key as Node).name as string;
+  if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') {
+    return nameOf(parent.key as Node);
   }
   return undefined;
 }

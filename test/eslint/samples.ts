@@ -580,4 +580,47 @@ async function poll(fn, interval) {
   }
 }`,
   },
+  {
+    name: 'recursion through a private method, a counter compared, the delay from elsewhere (ky)',
+    finds: [],
+    code: `
+class Client {
+  #retryCount = 2;
+  async #calculateRetryDelay() {
+    return 1000 * Math.random() * 2 ** --this.#retryCount;
+  }
+  async #retry(fn) {
+    try {
+      return await fn();
+    } catch (error) {
+      const ms = await this.#calculateRetryDelay(error);
+      if (this.#retryCount < 1) throw error;
+      await delay(ms);
+      return this.#retry(fn);
+    }
+  }
+}`,
+  },
+  {
+    name: 'classified and bounded, but backoff without jitter (corepack renameUnderWindows)',
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+async function renameUnderWindows(oldPath, newPath) {
+  const retries = 5;
+  for (let i = 0; i < retries; i++) { // <-
+    try {
+      await fs.promises.rename(oldPath, newPath);
+      break;
+    } catch (err) {
+      if (isNodeError(err) && (err.code === 'ENOENT' || err.code === 'EPERM') && i < retries - 1) {
+        await (0, timers.setTimeout)(100 * 2 ** i);
+        continue;
+      } else {
+        throw err;
+      }
+    }
+  }
+}`,
+  },
 ];
