@@ -264,6 +264,11 @@ function limitedBy(loopTests: readonly Node[], nodes: readonly Node[], names: Re
     if (n.type === 'IfStatement' && bounds(n.test as Node, names, keys)) {
       const c = completions(n.consequent as Node, true);
       if (!leadsBack(c) || c.has('exit') || c.has('throw')) return true;
+      // `if (code === 'EAGAIN' && n < 10) { n++; continue } throw err`: the way back is the bounded branch.
+      const list = n.parent?.type === 'BlockStatement' ? (n.parent.body as Node[]) : [];
+      const rest = list.slice(list.indexOf(n) + 1);
+      const otherwise = n.alternate ? completions(n.alternate as Node, true) : sequence(rest, true);
+      if ((n.alternate || rest.length > 0) && !leadsBack(otherwise)) return true;
     }
     if (
       (n.type === 'ConditionalExpression' || n.type === 'LogicalExpression') &&

@@ -623,4 +623,24 @@ async function renameUnderWindows(oldPath, newPath) {
   }
 }`,
   },
+  {
+    name: 'a busy loop on EAGAIN, bounded by the branch that continues (graceful-fs readSync)',
+    lang: 'cjs',
+    finds: ['no-immediate-retry'],
+    code: `
+function readSync(fd, buffer, offset, length, position) {
+  let eagCounter = 0;
+  while (true) { // <-
+    try {
+      return fs.readSync(fd, buffer, offset, length, position);
+    } catch (er) {
+      if (er.code === 'EAGAIN' && eagCounter < 10) {
+        eagCounter++;
+        continue;
+      }
+      throw er;
+    }
+  }
+}`,
+  },
 ];
