@@ -247,6 +247,9 @@ function counters(nodes: readonly Node[]): Set<string> {
 
 /** A test that bounds: it compares (or decrements) a counter, or reads a clock. */
 function bounds(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): boolean {
+  if (test.type === 'LogicalExpression') {
+    return bounds(test.left as Node, names, keys) || bounds(test.right as Node, names, keys);
+  }
   if (mentions(test, keys, isStatusRef)) return false;
   return mentions(test, keys, (n) => {
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
@@ -493,7 +496,7 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
     kind: 'loop',
     ...waitsIn(nodes, ctx),
     limited: limitedBy([loop.test].filter(isNode), direct, names, keys),
-    checksError: checksError(nodes, paths.errorNames, ctx),
+    checksError: checksError([loop, ...nodes], paths.errorNames, ctx),
   };
 }
 

@@ -643,4 +643,49 @@ function readSync(fd, buffer, offset, length, position) {
   }
 }`,
   },
+  {
+    name: 'do-while on a failure status, bounded in its test, no wait',
+    lang: 'ts',
+    finds: ['no-immediate-retry'],
+    code: `
+async function put(url: string, body: string) {
+  let res: Response;
+  let tries = 0;
+  do { // <-
+    res = await fetch(url, { method: 'PUT', body });
+  } while (res.status >= 500 && tries++ < 3);
+  return res;
+}`,
+  },
+  {
+    name: 'an if/else on the status, timers/promises setTimeout with a fixed delay',
+    finds: ['require-jitter', 'require-retry-limit'],
+    code: `
+import { setTimeout } from 'node:timers/promises';
+export async function get(url) {
+  for (;;) { // <-
+    const res = await fetch(url);
+    if (res.status === 503) {
+      await setTimeout(250);
+    } else {
+      return res;
+    }
+  }
+}`,
+  },
+  {
+    name: 'good: recursion limited in a conditional, waits named for jitter or not seen',
+    finds: [],
+    code: `
+function go(n) {
+  return call().catch((e) => (n > 0 && isTransient(e) ? sleepWithJitter(100).then(() => go(n - 1)) : Promise.reject(e)));
+}
+async function again(n) {
+  try { return await call(); } catch (e) {
+    if (n <= 0 || e.status === 400) throw e;
+    await backoff();
+    return again(n - 1);
+  }
+}`,
+  },
 ];
