@@ -70,6 +70,9 @@ export function calleeName(call: Node): string | undefined {
   return undefined;
 }
 
+/** `calleeName`, or '' when the callee has no name (for tests against a pattern). */
+export const callName = (call: Node): string => calleeName(call) ?? '';
+
 /** The name an identifier or a private name (`#retry`) spells. */
 export function nameOf(node: Node): string | undefined {
   if (node.type === 'Identifier') return node.name as string;

@@ -12,6 +12,7 @@
 
 import {
   calleeName,
+  callName,
   FUNCTIONS,
   isNode,
   LOOPS,
@@ -52,7 +53,7 @@ const RELATIONAL = new Set(['<', '<=', '>', '>=', '===', '==', '!==', '!=']);
 
 const isClockCall = (node: Node): boolean =>
   (node.type === 'CallExpression' &&
-    ['now', 'getTime', 'hrtime', 'uptime'].includes(calleeName(node) ?? '') &&
+    ['now', 'getTime', 'hrtime', 'uptime'].includes(callName(node)) &&
     (node.callee as Node).type === 'MemberExpression') ||
   (node.type === 'NewExpression' &&
     (node.callee as Node).type === 'Identifier' &&
@@ -60,14 +61,14 @@ const isClockCall = (node: Node): boolean =>
 
 const isRandomCall = (node: Node): boolean => {
   if (node.type !== 'CallExpression') return false;
-  const name = calleeName(node) ?? '';
+  const name = callName(node);
   return name === 'getRandomValues' || name === 'randomInt' || name === 'randomBytes' || RANDOM_NAME.test(name);
 };
 
 /** A wait: a call named like sleep/delay/wait/backoff/setTimeout, or `new Promise(r => setTimeout(r, ms))`. */
 const isWaitCall = (node: Node): boolean =>
   node.type === 'CallExpression' &&
-  (WAIT_NAME.test(calleeName(node) ?? '') ||
+  (WAIT_NAME.test(callName(node)) ||
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
@@ -145,7 +146,7 @@ interface Context {
 /** The delay a wait call waits: its last numeric-looking argument (`sleep(ms)`, `setTimeout(r, ms)`). */
 function delayOf(call: Node): Node | undefined {
   const args = call.arguments as Node[];
-  const name = calleeName(call) ?? '';
+  const name = callName(call);
   if (/settimeout/i.test(name) && args.length >= 2) return args[1];
   if (/settimeout/i.test(name) && args[0]?.type !== 'ArrowFunctionExpression') return args[0];
   return args.find((a) => !FUNCTIONS.has(a.type) && a.type !== 'ObjectExpression');
@@ -161,7 +162,8 @@ function determinism(
   depth: number,
   seen: Set<Node>,
 ): 'fixed' | 'random' | 'unknown' {
-  if (!expr || depth > 6 || seen.has(expr)) return 'unknown';
+  if (seen.has(expr as Node)) return 'fixed'; // `d = d * 2`: already being read, it adds nothing
+  if (!expr || depth > 6) return 'unknown';
   seen.add(expr);
   let verdict: 'fixed' | 'random' | 'unknown' = 'fixed';
   walk(expr, ctx.keys, (n) => {
@@ -215,7 +217,7 @@ function waitsIn(nodes: readonly Node[], ctx: Context): { waits: boolean; fixedD
   }
   let fixedDelay = true;
   for (const call of calls) {
-    if (RANDOM_NAME.test(calleeName(call) ?? '')) return { waits: true, fixedDelay: false };
+    if (RANDOM_NAME.test(callName(call))) return { waits: true, fixedDelay: false };
     const callee = call.callee as Node;
     const local = callee.type === 'Identifier' ? ctx.resolve(callee.name as string, call) : [];
     if (local.some((f) => determinism(f, ctx, 0, new Set()) === 'random')) return { waits: true, fixedDelay: false };
@@ -293,7 +295,7 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     const args = n.arguments as Node[];
     const at = args.findIndex((a) => mentions(a, keys, isError));
     if (at < 0) return false;
-    if (CLASSIFIER_NAME.test(calleeName(n) ?? '')) return true;
+    if (CLASSIFIER_NAME.test(callName(n))) return true;
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
     const callee = n.callee as Node;
     if (depth > 0 || callee.type !== 'Identifier') return false;
@@ -406,11 +408,10 @@ function testsResult(test: Node, names: ReadonlySet<string>): boolean {
   let t = test;
   while (t.type === 'UnaryExpression' && t.operator === '!') t = t.argument as Node;
   if (t.type === 'BinaryExpression' && ['!==', '!=', '===', '=='].includes(t.operator as string)) {
-    const other = (t.right as Node).type === 'Identifier' ? (t.right as Node) : (t.left as Node);
-    const value = other === t.right ? (t.left as Node) : (t.right as Node);
-    const empty =
-      (value.type === 'Literal' && value.value === null) || (value.type === 'Identifier' && value.name === 'undefined');
-    return empty && other.type === 'Identifier' && names.has(other.name as string);
+    const empty = (v: Node) =>
+      (v.type === 'Literal' && v.value === null) || (v.type === 'Identifier' && v.name === 'undefined');
+    const other = empty(t.right as Node) ? (t.left as Node) : empty(t.left as Node) ? (t.right as Node) : undefined;
+    return other?.type === 'Identifier' && names.has(other.name as string);
   }
   return t.type === 'Identifier' && names.has(t.name as string);
 }
@@ -481,7 +482,6 @@ export function retryLoop(loop: Node, ctx: Context): RetryShape | undefined {
 }
 
 function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
-  if (!LOOPS.has(loop.type)) return undefined;
   const { keys } = ctx;
   const nodes = owned(loop.body as Node, keys, { skipLoops: true });
   const direct = owned(loop.body as Node, keys, { skipLoops: true, skipCallbacks: true });
@@ -595,9 +595,8 @@ export function retryRecursion(fn: Node, ctx: Context): RetryShape | undefined {
 }
 
 function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
-  if (!FUNCTIONS.has(fn.type)) return undefined;
-  const name = functionName(fn);
-  if (!name) return undefined;
+  // Only reached through recursiveCaller, which found the name.
+  const name = functionName(fn) as string;
   const { keys } = ctx;
   const nodes = owned(fn.body as Node, keys, { skipLoops: false });
   const errorNames = new Set<string>();

@@ -688,4 +688,90 @@ async function again(n) {
   }
 }`,
   },
+  {
+    name: 'a delay doubled in place, a classified error: fixed backoff',
+    finds: ['require-jitter'],
+    code: `
+async function withBackoff(f) {
+  let d = 100;
+  for (let i = 0; i < 5; i++) { // <-
+    try {
+      return await f();
+    } catch (e) {
+      if (e.code === 'EINVAL') throw e;
+      d = d * 2;
+      await sleep(d);
+    }
+  }
+}`,
+  },
+  {
+    name: 'a .catch(() => null) result tested, jittered, bounded: every error retried',
+    finds: ['require-transient-check'],
+    code: `
+async function get(u) {
+  for (let i = 0; i < 3; i++) { // <-
+    const res = await fetch(u).catch(() => null);
+    if (!res) {
+      await sleep(Math.random() * 100);
+      continue;
+    }
+    return res;
+  }
+}`,
+  },
+  {
+    name: 'good: a class-field arrow that recurses through this, error class checked',
+    lang: 'ts',
+    finds: [],
+    code: `
+class Loader {
+  load = async (n: number): Promise<string> => {
+    try {
+      return await read();
+    } catch (err) {
+      if (n < 1 || !(err instanceof NetError)) throw err;
+      await wait(Math.random() * 50);
+      return this.load(n - 1);
+    }
+  };
+}`,
+  },
+  {
+    name: 'a switch on the error code is a check; fixed wait',
+    finds: ['require-jitter'],
+    code: `
+async function open(path) {
+  let tries = 0;
+  while (tries++ < 5) { // <-
+    try {
+      return await fs.open(path);
+    } catch (e) {
+      switch (e.code) {
+        case 'EACCES':
+          throw e;
+        default:
+          await sleep(100);
+      }
+    }
+  }
+}`,
+  },
+  {
+    name: 'a result compared with undefined after the attempt; no wait, no bound',
+    finds: ['no-immediate-retry', 'require-retry-limit'],
+    code: `
+async function first(f) {
+  let result;
+  while (true) { // <-
+    try {
+      result = await f();
+    } catch (e) {
+      if (e.fatal) throw e;
+    }
+    if (result !== undefined) break;
+  }
+  return result;
+}`,
+  },
 ];
