@@ -344,6 +344,7 @@ function failurePaths(
       // A failure path that moves what the loop tests (`current = generator.throw(err)`) goes on, not back.
       const failureBack =
         !setsTest((n.handler as Node).body as Node) &&
+        !remedies((n.handler as Node).body as Node, keys, '') &&
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
       if (successLeaves && failureBack) {
         retry = true;
@@ -536,6 +537,37 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
   return false;
 }
 
+const BOOKKEEPING =
+  /log|warn|error|info|debug|trace|print|emit|report|notify|track|record|metric|increment|^push$|^set$|^add$|^on[A-Z]/;
+
+/**
+ * A failure path that first repairs the cause (creates the parent directory, asks for a one-time password, deletes a
+ * stale lock, switches to full metadata) is recovery, not a retry: some call there other than a wait, a classifier,
+ * logging or the retried call itself, or a flag set on `this`.
+ */
+function remedies(body: Node, keys: VisitorKeys, self: string): boolean {
+  return owned(body, keys, { skipLoops: true, skipCallbacks: true }).some((n) => {
+    if (n.type === 'AssignmentExpression') {
+      return (
+        (n.left as Node).type === 'MemberExpression' && ((n.left as Node).object as Node).type === 'ThisExpression'
+      );
+    }
+    if (n.type !== 'CallExpression' || isWaitCall(n)) return false;
+    const name = callName(n);
+    const statement = n.parent?.type === 'AwaitExpression' ? n.parent.parent : n.parent;
+    const onItsOwn = statement?.type === 'ExpressionStatement' || statement?.type === 'AssignmentExpression';
+    return (
+      onItsOwn &&
+      name !== self &&
+      name !== '' &&
+      !BOOKKEEPING.test(name) &&
+      !CLASSIFIER_NAME.test(name) &&
+      !/^(throw|fail$|raise|bail)/i.test(name) &&
+      refKey((n.callee as Node).type === 'MemberExpression' ? ((n.callee as Node).object as Node) : n) !== 'console'
+    );
+  });
+}
+
 /** The name a function is called by: its own, or the variable or property it is assigned to. */
 function functionName(fn: Node): string | undefined {
   const id = fn.id as Node | null | undefined;
@@ -560,10 +592,11 @@ export function recursiveCaller(call: Node): Node | undefined {
 }
 
 /** Where a node sits on a failure path inside `fn`: a catch clause, a `.catch()` callback, a failure branch. */
-function onFailurePath(node: Node, fn: Node): { errorName?: string } | undefined {
+function onFailurePath(node: Node, fn: Node, ctxKeys: VisitorKeys): { errorName?: string } | undefined {
   let child = node;
   for (let p = node.parent; p && child !== fn; child = p, p = p.parent) {
     if (p.type === 'CatchClause' && child === p.body) {
+      if (remedies(p.body as Node, ctxKeys, functionName(fn) as string)) return undefined;
       const param = p.param as Node | null;
       return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
     }
@@ -605,7 +638,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     if (n.type !== 'CallExpression' || calleeName(n) !== name) continue;
     const callee = n.callee as Node;
     if (callee.type === 'MemberExpression' && (callee.object as Node).type !== 'ThisExpression') continue;
-    const path = onFailurePath(n, fn);
+    const path = onFailurePath(n, fn, keys);
     if (!path) continue;
     retry = true;
     if (path.errorName) errorNames.add(path.errorName);

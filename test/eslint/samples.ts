@@ -774,4 +774,44 @@ async function first(f) {
   return result;
 }`,
   },
+  {
+    name: 'not a retry: recovery first (create the parent, switch to full metadata), then the call again',
+    finds: [],
+    code: `
+function mkdirp(p) {
+  try {
+    fs.mkdirSync(p);
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    mkdirp(path.dirname(p));
+    mkdirp(p);
+  }
+}
+class Registry {
+  async packument() {
+    try {
+      return await this.fetch();
+    } catch (err) {
+      if (err.code !== 'E404' || this.fullMetadata) throw err;
+      this.fullMetadata = true;
+      return this.packument();
+    }
+  }
+}`,
+  },
+  {
+    name: 'not a retry: a work loop that hands each error to its handler (React)',
+    finds: [],
+    code: `
+function renderRoot(root) {
+  for (;;) {
+    try {
+      workLoop();
+      break;
+    } catch (thrown) {
+      handleError(root, thrown);
+    }
+  }
+}`,
+  },
 ];
