@@ -556,9 +556,10 @@ function remedies(body: Node, keys: VisitorKeys, self: string): boolean {
     const name = callName(n);
     const statement = n.parent?.type === 'AwaitExpression' ? n.parent.parent : n.parent;
     const onItsOwn = statement?.type === 'ExpressionStatement' || statement?.type === 'AssignmentExpression';
+    // `mkdirp(dirname(p))`: the function called on something else first repairs the way for the call again.
+    if (name === self) return onItsOwn && (n.arguments as Node[]).some((a) => a.type === 'CallExpression');
     return (
       onItsOwn &&
-      name !== self &&
       name !== '' &&
       !BOOKKEEPING.test(name) &&
       !CLASSIFIER_NAME.test(name) &&
