@@ -129,6 +129,10 @@ describe('statusPolarity', () => {
     expect(polarity('res.status != 503')).toBe('success');
     expect(polarity('res.status === 429 || res.status >= 500')).toBe('failure');
     expect(polarity('res.ok && done')).toBe('success');
+    expect(polarity('done && res.ok')).toBe('success');
+    expect(polarity('!!res.ok')).toBe('success');
+    expect(polarity('200 === res.status')).toBe('success');
+    expect(polarity('!(res.status >= 500)')).toBe('success');
   });
   it('says nothing of redirects, unknown values and mixed tests', () => {
     expect(polarity('res.status === 301')).toBeUndefined();

@@ -814,4 +814,49 @@ function renderRoot(root) {
   }
 }`,
   },
+  {
+    name: 'recursion from a failure status branch, a destructured option, a fixed wait',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+async function get({ url }, n = 3) { // <-
+  const res = await fetch(url);
+  if (!res.ok) {
+    if (n <= 0) throw new Error('gave up');
+    await sleep(500);
+    return get({ url }, n - 1);
+  }
+  return res;
+}`,
+  },
+  {
+    name: 'recursion from the else of a success status, a bound, a jittered wait: every status retried',
+    finds: ['require-transient-check'],
+    code: `
+async function load(url, left) { // <-
+  const res = await fetch(url);
+  if (res.ok) return res;
+  else {
+    if (left === 0) throw new Error('gave up');
+    await sleep(100 + Math.random() * 100);
+    return load(url, left - 1);
+  }
+}`,
+  },
+  {
+    name: 'a result checked against null inside the attempt, a helper value that is not a function',
+    finds: ['no-immediate-retry', 'require-retry-limit'],
+    code: `
+const onFailure = makeHandler();
+async function firstValue(read) {
+  while (true) { // <-
+    try {
+      const value = await read();
+      if (null !== value) return value;
+    } catch (e) {
+      onFailure(e);
+      if (e.fatal) throw e;
+    }
+  }
+}`,
+  },
 ];
