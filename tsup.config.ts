@@ -1,8 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  // The core entry, the simulator subpath (never part of the core bundle) and the command line.
-  entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts', cli: 'src/cli.ts' },
+  // The core entry, the simulator and ESLint subpaths (never part of the core bundle) and the command line.
+  entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts', eslint: 'src/eslint/index.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
   // The command line runs only through package.json's `bin`, an ESM file that shares its chunks with simulate.js:
   // the CJS build leaves it out (a dist/cli.cjs would ship unused).
@@ -14,7 +14,7 @@ export default defineConfig({
   },
   target: 'es2022',
   dts: {
-    entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts' },
+    entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts', eslint: 'src/eslint/index.ts' },
     compilerOptions: { ignoreDeprecations: '6.0' },
   },
   clean: true,

@@ -5,6 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { audit } from './audit';
 import {
   contentionTable,
   formatMs,
@@ -162,6 +163,7 @@ function joinNegativeValues(args: readonly string[]): string[] {
 
 /** Runs the command; returns the exit code: 0, 1 when the SVG could not be written, 2 for a bad command line. */
 export function main(args: readonly string[], io: Io): number {
+  if (args[0] === 'audit') return audit(args.slice(1), io); // `herdless audit`: see src/audit.ts
   try {
     return run(args, io);
   } catch (error) {

@@ -23,17 +23,25 @@ const sources = core();
 describe('package contract', () => {
   it('has no runtime dependencies and declares no side effects', () => {
     expect(pkg.dependencies).toBeUndefined();
-    expect(pkg.peerDependencies).toBeUndefined();
+    // The ESLint wing's peers, optional: the core never needs them.
+    expect(Object.keys(pkg.peerDependencies)).toEqual(['eslint', 'typescript-eslint']);
+    for (const name of Object.keys(pkg.peerDependencies))
+      expect(pkg.peerDependenciesMeta[name]).toEqual({ optional: true });
+    expect(pkg.exports['./eslint'].import.types).toBe('./dist/eslint.d.ts');
+    expect(pkg.exports['./eslint'].require.types).toBe('./dist/eslint.d.cts');
     expect(pkg.sideEffects).toBe(false);
     expect(pkg.exports['.'].import.types).toBe('./dist/index.d.ts');
     expect(pkg.exports['.'].require.types).toBe('./dist/index.d.cts');
   });
 
-  it('the core is what it should be: not the simulator, not the command line', () => {
+  it('the core is what it should be: not the simulator, not the ESLint wing, not the command line', () => {
     expect(sources).toContain('retry.ts');
     expect(sources).toContain('delay.ts');
-    expect(sources.some((f) => f.startsWith('simulate') || f === 'cli.ts')).toBe(false);
-    expect(readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !sources.includes(f))).toEqual(['cli.ts']);
+    expect(sources.some((f) => f.startsWith('simulate') || f.startsWith('eslint') || f === 'cli.ts')).toBe(false);
+    expect(readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !sources.includes(f))).toEqual([
+      'audit.ts',
+      'cli.ts',
+    ]);
   });
 
   it('the core imports only its own files: no node: modules, no packages', () => {

@@ -1,0 +1,1 @@
+export { type HerdlessPlugin, plugin as default, type RuleName, rules } from './plugin';

@@ -1,0 +1,78 @@
+/**
+ * The one way the four rules are built: each visits loops and functions, asks the shared detector
+ * ({@link retryLoop}, {@link retryRecursion}) for the retry's shape, and reports one missing element.
+ */
+import type { Rule, Scope } from 'eslint';
+import { LOOPS, type Node } from './ast';
+import { type RetryShape, recursiveCaller, retryLoop, retryRecursion } from './retry-loop';
+
+/** One rule's definition: what it checks, and what it says when the element is missing. */
+export interface RuleSpec {
+  readonly name: string;
+  readonly description: string;
+  /** True when this retry lacks the element the rule is about. */
+  readonly lacks: (shape: RetryShape) => boolean;
+  /** The report: what is missing, and how herdless's `retry()` expresses it. */
+  readonly message: string;
+}
+
+const URL = 'https://github.com/herdless/herdless#find-the-retry-loops-you-already-have';
+
+/** Every value a variable is given (its initialiser and each assignment), or the function it names. */
+function resolver(context: Rule.RuleContext) {
+  return (name: string, at: Node): readonly Node[] => {
+    let scope: Scope.Scope | null = context.sourceCode.getScope(at as never);
+    while (scope) {
+      const variable = scope.set.get(name);
+      if (variable) {
+        const out: Node[] = [];
+        for (const def of variable.defs) {
+          const node = def.node as unknown as Node;
+          if (def.type === 'FunctionName') out.push(node);
+          else if (def.type === 'Variable' && node.init) out.push(node.init as Node);
+        }
+        for (const ref of variable.references) {
+          const write = ref.writeExpr as unknown as Node | null | undefined;
+          if (write && !out.includes(write)) out.push(write);
+        }
+        return out;
+      }
+      scope = scope.upper;
+    }
+    return [];
+  };
+}
+
+/** Builds a rule from its spec. */
+export function makeRule(spec: RuleSpec): Rule.RuleModule {
+  return {
+    meta: {
+      type: 'problem',
+      docs: { description: spec.description, recommended: true, url: URL },
+      schema: [],
+      messages: { [spec.name]: spec.message },
+    },
+    create(context) {
+      const ctx = { keys: context.sourceCode.visitorKeys as never, resolve: resolver(context) };
+      const reported = new WeakSet<Node>();
+      const check = (shape: RetryShape | undefined) => {
+        if (shape && spec.lacks(shape) && !reported.has(shape.node)) {
+          reported.add(shape.node);
+          const loc = (shape.node.loc as { start: { line: number; column: number } }).start;
+          context.report({
+            loc: { start: loc, end: { line: loc.line, column: loc.column + 1 } },
+            messageId: spec.name,
+          });
+        }
+      };
+      const visitors: Record<string, (node: never) => void> = {};
+      for (const type of LOOPS) visitors[type] = (node: Node) => check(retryLoop(node, ctx));
+      // A recursive retry is found from its self-call: only functions that call themselves are looked into.
+      visitors.CallExpression = (node: Node) => {
+        const fn = recursiveCaller(node);
+        if (fn) check(retryRecursion(fn, ctx));
+      };
+      return visitors as Rule.RuleListener;
+    },
+  };
+}

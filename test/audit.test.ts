@@ -1,0 +1,148 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIT_USAGE, type AuditReport, audit, INSTALL } from '../src/audit';
+import { main } from '../src/cli';
+import { samples } from './eslint/samples';
+
+// A project inside the repository, so `eslint` and `typescript-eslint` resolve from it as from a user's project.
+const project = join(import.meta.dirname, '.audit');
+const seedLoop = samples[0]?.code as string;
+const tsLoop = samples.find((s) => s.lang === 'ts' && s.finds.length === 1)?.code as string;
+const tsxLoop = samples.find((s) => s.lang === 'tsx')?.code as string;
+const cjsLoop = samples.find((s) => s.lang === 'cjs' && s.finds.length > 0)?.code as string;
+// Each in a block of its own, so the samples' function names do not clash in one module.
+const notRetries = samples
+  .filter((s) => s.finds.length === 0 && s.lang === undefined && !s.code.includes('import '))
+  .map((s) => `{${s.code}\n}`);
+
+const files: Record<string, string> = {
+  'src/seed.mjs': seedLoop,
+  'src/call.ts': tsLoop,
+  'src/user.tsx': tsxLoop,
+  'lib/get.cjs': cjsLoop,
+  'src/clean.js': notRetries.join('\n'),
+  'src/types.d.ts': 'export declare function f(): void; // catch',
+  'src/notes.md': seedLoop,
+  'node_modules/dep/index.js': seedLoop,
+};
+
+function run(args: string[], cwd = project) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = audit(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, cwd);
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+beforeAll(() => {
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(project, name)), { recursive: true });
+    writeFileSync(join(project, name), text);
+  }
+});
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+// The first audit loads typescript-eslint (and TypeScript) from the project: seconds on a busy machine.
+describe('herdless audit', { timeout: 60_000 }, () => {
+  it('lists file:line:col  rule  message for each missing element, then a summary, and exits 1', () => {
+    const { code, out } = run([]);
+    expect(code).toBe(1);
+    const lines = out.split('\n');
+    expect(lines).toContain(
+      `src/seed.mjs:3:3  herdless/require-jitter  ${'waits a fixed delay before retrying (no randomness), so clients that failed together retry together;'}` +
+        " herdless retry(fn, { jitter: 'full' }) randomises every wait (the default)",
+    );
+    const reported = lines
+      .filter((l) => /^\S+:\d+:\d+ {2}herdless\//.test(l))
+      .map((l) => l.split('  ').slice(0, 2).join(' '));
+    expect(reported).toEqual([
+      'lib/get.cjs:5:3 herdless/require-jitter',
+      'lib/get.cjs:5:3 herdless/require-transient-check',
+      'src/call.ts:3:3 herdless/require-transient-check',
+      'src/seed.mjs:3:3 herdless/require-jitter',
+      'src/seed.mjs:3:3 herdless/require-transient-check',
+      'src/user.tsx:6:7 herdless/require-jitter',
+      'src/user.tsx:6:7 herdless/require-transient-check',
+    ]);
+    expect(out).toMatch(/herdless audit: 4 retry loops with problems in 5 files \(5 parsed\) in \d+\.\d s\n/);
+    expect(out).toContain('  herdless/require-jitter: 3\n  herdless/require-transient-check: 4\n');
+  });
+
+  it('--json gives the same findings and the summary for CI', () => {
+    const { code, out } = run(['--json', 'src']);
+    expect(code).toBe(1);
+    const report = JSON.parse(out) as AuditReport;
+    expect(report.findings.map((f) => f.file)).toEqual([
+      'src/call.ts',
+      'src/seed.mjs',
+      'src/seed.mjs',
+      'src/user.tsx',
+      'src/user.tsx',
+    ]);
+    expect(report.findings[1]).toMatchObject({ line: 3, column: 3, rule: 'herdless/require-jitter' });
+    expect(report.summary).toMatchObject({
+      filesRead: 4,
+      filesLinted: 4,
+      loops: 3,
+      unparsed: [],
+      byRule: { 'herdless/require-transient-check': 3, 'herdless/require-jitter': 2 },
+    });
+  });
+
+  it('skips node_modules unless a named path is inside one', () => {
+    expect(run(['--json']).out).not.toContain('node_modules');
+    const named = JSON.parse(run(['--json', 'node_modules/dep']).out) as AuditReport;
+    expect(named.findings.map((f) => f.file)).toEqual(['node_modules/dep/index.js', 'node_modules/dep/index.js']);
+  });
+
+  it('exits 0 with a summary when nothing is found; names a file it cannot parse', () => {
+    writeFileSync(join(project, 'src', 'broken.js'), 'function ( { catch');
+    const { code, out } = run(['src/clean.js', 'src/broken.js', 'src/types.d.ts']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^herdless audit: 0 retry loops with problems in 3 files \(3 parsed\)/);
+    expect(out).toContain('could not parse 1 file: src/broken.js\n');
+    rmSync(join(project, 'src', 'broken.js'));
+  });
+
+  it('does not parse files that cannot hold a retry (no catch, then, .ok or status)', () => {
+    writeFileSync(join(project, 'src', 'plain.js'), 'for (;;) { step(); }');
+    const report = JSON.parse(run(['--json', 'src/plain.js']).out) as AuditReport;
+    expect(report.summary).toMatchObject({ filesRead: 1, filesLinted: 0, loops: 0 });
+    rmSync(join(project, 'src', 'plain.js'));
+  });
+
+  it('without ESLint in the project, exits 2 with the one-line install command', () => {
+    const bare = mkdtempSync(join(tmpdir(), 'herdless-audit-'));
+    try {
+      const { code, out, err } = run([], bare);
+      expect(code).toBe(2);
+      expect(out).toBe('');
+      expect(err).toBe(`herdless audit needs eslint and typescript-eslint in this project; install with: ${INSTALL}\n`);
+      expect(err.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  it('--help prints the usage; a bad flag or a missing path exits 2 with one line', () => {
+    expect(run(['--help'])).toEqual({ code: 0, out: AUDIT_USAGE, err: '' });
+    const bad = run(['--fast']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^herdless audit: Unknown option '--fast'.*\(see herdless audit --help\)\n$/);
+    expect(run(['nowhere'])).toEqual({ code: 2, out: '', err: 'herdless audit: no such file or directory: nowhere\n' });
+  });
+
+  it('is reached from the herdless command', () => {
+    const out: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: () => {}, errIsTTY: false, writeFile: () => {} };
+    expect(main(['audit', '--help'], io)).toBe(0);
+    expect(out).toEqual([AUDIT_USAGE]);
+  });
+
+  it('loads ESLint from the project, never from herdless itself', () => {
+    const text = readFileSync(join(import.meta.dirname, '..', 'src', 'audit.ts'), 'utf8');
+    expect(text).toMatch(/createRequire\(join\(cwd, 'noop\.js'\)\)/);
+    expect(text).not.toMatch(/from 'eslint'|from 'typescript-eslint'/);
+  });
+});

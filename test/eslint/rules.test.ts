@@ -1,0 +1,74 @@
+import { RuleTester } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { describe, expect, it } from 'vitest';
+import herdless from '../../src/eslint/index';
+import type { RuleName } from '../../src/eslint/plugin';
+import { type Sample, samples } from './samples';
+
+// ESLint's own RuleTester, reporting through vitest.
+RuleTester.describe = describe;
+RuleTester.it = it;
+RuleTester.itOnly = it.only;
+
+const ruleTester = new RuleTester();
+
+function options(sample: Sample) {
+  const ts = sample.lang === 'ts' || sample.lang === 'tsx';
+  return {
+    filename: `sample.${sample.lang ?? 'mjs'}`,
+    languageOptions: {
+      ecmaVersion: 'latest' as const,
+      sourceType: sample.lang === 'cjs' ? ('commonjs' as const) : ('module' as const),
+      ...(ts ? { parser: tseslint.parser } : {}),
+      parserOptions: { ecmaFeatures: { jsx: sample.lang === 'jsx' || sample.lang === 'tsx' } },
+    },
+  };
+}
+
+/** The line of the `// <-` mark: where every report on the sample goes. */
+function markedLine(sample: Sample): number {
+  const line = sample.code.split('\n').findIndex((l) => l.includes('// <-'));
+  if (line < 0) throw new Error(`sample '${sample.name}' finds ${sample.finds.join(', ')} but has no // <- mark`);
+  return line + 1;
+}
+
+const names = Object.keys(herdless.rules) as RuleName[];
+
+for (const rule of names) {
+  ruleTester.run(rule, herdless.rules[rule], {
+    valid: samples.filter((s) => !s.finds.includes(rule)).map((s) => ({ name: s.name, code: s.code, ...options(s) })),
+    invalid: samples
+      .filter((s) => s.finds.includes(rule))
+      .map((s) => ({ name: s.name, code: s.code, ...options(s), errors: [{ messageId: rule, line: markedLine(s) }] })),
+  });
+}
+
+describe('the samples', () => {
+  it('give every rule valid and invalid cases, in JS, TS, TSX, JSX and CJS', () => {
+    for (const rule of names) {
+      expect(samples.filter((s) => s.finds.includes(rule)).length).toBeGreaterThanOrEqual(3);
+      expect(samples.filter((s) => !s.finds.includes(rule)).length).toBeGreaterThanOrEqual(3);
+    }
+    expect(new Set(samples.map((s) => s.lang ?? 'mjs'))).toEqual(new Set(['mjs', 'ts', 'tsx', 'jsx', 'cjs']));
+  });
+
+  it('mark a line exactly when some rule reports', () => {
+    for (const s of samples) expect(s.code.includes('// <-'), s.name).toBe(s.finds.length > 0);
+  });
+});
+
+describe('the plugin object', () => {
+  it('has meta, exactly the four rules, and a recommended flat config that registers itself', () => {
+    expect(herdless.meta.name).toBe('herdless/eslint');
+    expect(names.sort()).toEqual([
+      'no-immediate-retry',
+      'require-jitter',
+      'require-retry-limit',
+      'require-transient-check',
+    ]);
+    const recommended = herdless.configs.recommended;
+    expect(recommended.plugins?.herdless).toBe(herdless);
+    expect(recommended.rules).toEqual(Object.fromEntries(names.map((n) => [`herdless/${n}`, 'error'])));
+    for (const n of names) expect(herdless.rules[n].meta?.docs?.description).toMatch(/./);
+  });
+});
