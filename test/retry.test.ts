@@ -106,7 +106,15 @@ describe('retry: outcomes', () => {
     const { fn } = failing('nope', 'nope', 'nope');
     const run = settle(retry(fn, { baseMs: 0 }));
     await fake.clock.tickAsync(0);
-    expect(run.result.reason).toMatchObject({ cause: 'nope', message: expect.stringContaining(': nope') });
+    expect(run.result.reason).toBeInstanceOf(RetryError);
+    expect(run.result.reason).toMatchObject({
+      reason: 'attempts',
+      attempts: 3,
+      errors: ['nope', 'nope', 'nope'],
+      cause: 'nope',
+      message: 'gave up after 3 attempts over 0 ms (maxAttempts 3): nope',
+    });
+    expect(fn).toHaveBeenCalledTimes(3);
   });
 
   it('a delay of 0 does not go through setTimeout', async () => {
@@ -139,7 +147,10 @@ describe('retry: outcomes', () => {
   });
 
   it('reading ctx.signal twice gives the same signal', async () => {
-    await retry((ctx) => expect(ctx.signal).toBe(ctx.signal));
+    // Compared outside fn: a failed expect inside it would be retried as a transient error.
+    const [first, second] = await retry((ctx) => [ctx.signal, ctx.signal]);
+    expect(first).toBeInstanceOf(AbortSignal);
+    expect(second).toBe(first);
   });
 
   it('errors holds the failed attempts only, not the retried results', async () => {
@@ -271,7 +282,7 @@ describe('retry: isTransient, shouldRetryResult, onRetry', () => {
     ).rejects.toBe(thrown);
   });
 
-  it('a seeded random makes a whole run reproducible', async () => {
+  it('a seeded random makes a whole run reproducible: the same delays, pinned', async () => {
     const run = async () => {
       const delays: number[] = [];
       const p = settle(
@@ -287,7 +298,8 @@ describe('retry: isTransient, shouldRetryResult, onRetry', () => {
       return delays;
     };
     const first = await run();
-    expect(first).toHaveLength(4);
+    // seeded(42)'s draws through the post's decorrelated formula, sleep = min(10000, random_between(100, 3 * sleep)):
+    expect(first.map((d) => Math.round(d * 1e6) / 1e6)).toEqual([220.22075, 351.339594, 913.268378, 1_867.967361]);
     expect(await run()).toEqual(first);
   });
 
@@ -400,7 +412,14 @@ describe('retry: deadline and attempt timeout', () => {
   it('the deadline wins over a longer attempt timeout', async () => {
     const run = settle(retry(() => never(), { attemptTimeoutMs: 5_000, timeoutMs: 700 }));
     await fake.clock.tickAsync(700);
-    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
+    expect(run.result.reason).toMatchObject({
+      reason: 'timeout',
+      attempts: 1,
+      elapsedMs: 700,
+      message: 'gave up after 1 attempt over 700 ms (timeoutMs 700): herdless: deadline (timeoutMs 700) passed',
+    });
+    expect((run.result.reason as RetryError).errors[0]).toMatchObject({ name: 'TimeoutError' });
+    expect(fake.clock.countTimers()).toBe(0);
   });
 
   it('maxAttempts Infinity retries until the deadline', async () => {
@@ -421,7 +440,10 @@ describe('retry: deadline and attempt timeout', () => {
       }),
     );
     await fake.clock.runAllAsync();
-    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
+    // Given up when onRetry returned at 990 (990 + the 50 ms sleep >= 1000), not after sleeping to 1040.
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 990 });
+    expect(fake.clock.now - T0).toBe(990);
+    expect(fake.clock.countTimers()).toBe(0);
     expect(fn).toHaveBeenCalledTimes(1);
   });
 
@@ -634,6 +656,85 @@ describe('retry: Retry-After', () => {
   });
 });
 
+describe('retry: behaviour pinned down (issue 10)', () => {
+  it('an HTTP-date Retry-After is measured against the wall clock (Date.now), not the monotonic one', async () => {
+    // The fake clock: Date.now() is T0 (ms since 1970) and performance.now() is 5,000; a date 3 s after Date.now().
+    const date = new Date(Date.now() + 3_000).toUTCString();
+    const error = Object.assign(transient(), { headers: { 'retry-after': date } });
+    const { fn, contexts } = failing(error);
+    const events: RetryEvent[] = [];
+    const run = settle(retry(fn, { random: () => 0, onRetry: (e) => void events.push(e) }));
+    await fake.clock.tickAsync(2_999);
+    expect(fn).toHaveBeenCalledTimes(1);
+    await fake.clock.tickAsync(1);
+    expect(run.result.status).toBe('fulfilled');
+    expect(events.map((e) => e.delayMs)).toEqual([3_000]);
+    expect(contexts[1]?.elapsedMs).toBe(3_000);
+  });
+
+  it('an async shouldRetryResult is awaited: its promise is the verdict, not a truthy value', async () => {
+    let n = 0;
+    const judged: unknown[] = [];
+    const run = settle(
+      retry(() => ++n, {
+        baseMs: 0,
+        maxAttempts: 5,
+        shouldRetryResult: async (value, attempt) => {
+          judged.push([value, attempt]);
+          return value < 3;
+        },
+      }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 3 });
+    expect(judged).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
+  });
+
+  it('the deadline cutting the last allowed attempt short ends with timeout, not attempts', async () => {
+    const run = settle(retry(() => never(), { timeoutMs: 1_000, attemptTimeoutMs: 600, maxAttempts: 2, baseMs: 0 }));
+    await fake.clock.tickAsync(1_000);
+    const error = run.result.reason as RetryError;
+    expect(error).toMatchObject({ reason: 'timeout', attempts: 2, elapsedMs: 1_000 });
+    expect(error.errors.map((e) => (e as Error).message)).toEqual([
+      'herdless: attemptTimeoutMs 600 passed',
+      'herdless: deadline (timeoutMs 1000) passed',
+    ]);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('an attempt timeout that ties with the deadline is the deadline: timeout, at that moment', async () => {
+    const run = settle(retry(() => never(), { timeoutMs: 1_000, attemptTimeoutMs: 500, maxAttempts: 5, baseMs: 0 }));
+    await fake.clock.tickAsync(999);
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(1);
+    const error = run.result.reason as RetryError;
+    expect(error).toMatchObject({ reason: 'timeout', attempts: 2, elapsedMs: 1_000 });
+    expect(error.errors.map((e) => (e as Error).message)).toEqual([
+      'herdless: attemptTimeoutMs 500 passed',
+      'herdless: deadline (timeoutMs 1000) passed',
+    ]);
+    const tie = settle(retry(() => never(), { timeoutMs: 600, attemptTimeoutMs: 600 }));
+    await fake.clock.tickAsync(600);
+    expect(tie.result.reason).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 600 });
+  });
+
+  it('with only a signal (no timeout), no timer is armed while an attempt runs', async () => {
+    const controller = new AbortController();
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    const run = settle(retry(() => never(), { signal: controller.signal }));
+    await fake.clock.tickAsync(0);
+    expect(fake.clock.countTimers()).toBe(0);
+    expect(spy).not.toHaveBeenCalled();
+    controller.abort(new Error('stop'));
+    await fake.clock.tickAsync(0);
+    expect(run.result.reason).toEqual(new Error('stop'));
+  });
+});
+
 describe('retry: options', () => {
   it.each([
     [
@@ -676,12 +777,17 @@ describe('retry: options', () => {
 
   it('a policy that is not an object', async () => {
     await expect(retry(() => 1, 3 as never)).rejects.toThrow(/the policy must be an object, got 3/);
-    expect(() => createPolicy(null as never)).toThrow(TypeError);
+    expect(() => createPolicy(null as never)).toThrow(
+      new TypeError('herdless: the policy must be an object, got null'),
+    );
   });
 
   it('maxAttempts Infinity is fine with a deadline; attemptTimeoutMs and maxRetryAfterMs accept Infinity', () => {
     expect(createPolicy({ maxAttempts: Infinity, timeoutMs: 1_000 }).maxAttempts).toBe(Infinity);
-    expect(createPolicy({ attemptTimeoutMs: Infinity, maxRetryAfterMs: Infinity }).attemptTimeoutMs).toBe(Infinity);
+    expect(createPolicy({ attemptTimeoutMs: Infinity, maxRetryAfterMs: Infinity })).toMatchObject({
+      attemptTimeoutMs: Infinity,
+      maxRetryAfterMs: Infinity,
+    });
   });
 
   it('createPolicy returns a frozen policy with every default, which retry() uses as is', async () => {
