@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { getStatus, isNetworkError, isTransient, isTransientStatus, RetryError } from '../src/index';
 
@@ -11,6 +12,10 @@ describe('getStatus', () => {
     [{ status: 404, response: { status: 503 } }, 404],
     [{ status: '503' }, undefined],
     [{ status: 0 }, undefined],
+    [{ status: 99 }, undefined],
+    [{ status: 100 }, 100],
+    [{ status: 599 }, 599],
+    [{ status: 600 }, undefined],
     [{ status: 700 }, undefined],
     [{ status: 503.5 }, undefined],
     [{ response: null }, undefined],
@@ -108,6 +113,20 @@ describe('isTransient (the default classifier)', () => {
     expect(
       isTransient(new RetryError({ reason: 'attempts', errors: [new Error('x')], attempts: 3, elapsedMs: 1 })),
     ).toBe(false);
+  });
+
+  it('judges errors from another realm, or serialized ones, by name', () => {
+    const foreign = runInNewContext('new TypeError("from a vm context")') as unknown;
+    expect(foreign instanceof TypeError).toBe(false); // so only the name can tell
+    expect(isTransient(foreign)).toBe(false);
+    expect(isTransient(runInNewContext('new RangeError("r")'))).toBe(false);
+    expect(isTransient(runInNewContext('new Error("e")'))).toBe(true);
+    expect(isTransient(JSON.parse('{"name":"TypeError","message":"x is not a function"}'))).toBe(false);
+    for (const name of ['AbortError', 'RangeError', 'SyntaxError', 'ReferenceError', 'RetryError']) {
+      expect(isTransient({ name, message: 'serialized' })).toBe(false);
+    }
+    expect(isTransient({ name: 'Error', message: 'serialized' })).toBe(true);
+    expect(isTransient({ name: 'TypeError', message: 'fetch failed' })).toBe(true); // still a network failure
   });
 
   it('anything else is transient: a plain Error, a custom class, a thrown string, a TimeoutError', () => {
