@@ -20,6 +20,7 @@ export default {
   jsonReporter: { fileName: `mutation/${name}.report.json` },
   thresholds: { high: 95, low: 90, break: null },
   timeoutMS: 3000,
+  ignorePatterns: ['coverage', 'reports', 'mutation', 'dist', 'docs', 'bench', 'demo', '.runtimes', 'test/.readme'],
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
 };
