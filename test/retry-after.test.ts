@@ -68,6 +68,22 @@ describe('parseRetryAfter: HTTP-dates', () => {
     expect(parseRetryAfter('Thu Jan  1 00:00:10 0099', year99.getTime())).toBe(10_000);
   });
 
+  it('reads only two-digit years as two-digit: a four-digit year below 100 is not moved into another century', () => {
+    const year150 = new Date(0);
+    year150.setUTCFullYear(150, 0, 1);
+    // 0099 is 51 years before now, so 0; read as a two-digit 99 it would be 199, 49 years ahead.
+    expect(parseRetryAfter('Thu, 01 Jan 0099 00:00:00 GMT', year150.getTime())).toBe(0);
+  });
+
+  it('reads a two-digit year 49 years back as the past, and 50 back as 50 ahead (RFC 9110: > 50 ahead is past)', () => {
+    // now 2099: '50' is 2050, 49 years ago (given up on at once), not 2150
+    expect(parseRetryAfter('Friday, 01-Jul-50 00:00:00 GMT', Date.UTC(2099, 6, 1))).toBe(0);
+    // while '49' would be 2049, 50 years ago, so it is 2149: exactly 50 years ahead is not more than 50
+    expect(parseRetryAfter('Tuesday, 01-Jul-49 00:00:00 GMT', Date.UTC(2099, 6, 1))).toBe(
+      Date.UTC(2149, 6, 1) - Date.UTC(2099, 6, 1),
+    );
+  });
+
   it('accepts surrounding spaces and tabs, and a leap second :60 (the next minute); no junk around the date', () => {
     const at = Date.UTC(1994, 10, 6, 8, 49, 0);
     expect(parseRetryAfter('  Sun, 06 Nov 1994 08:49:37 GMT\t', at)).toBe(37_000);
@@ -217,6 +233,18 @@ describe('readRetryAfter', () => {
     expect(readRetryAfter({ headers: null }, NOW)).toBeUndefined();
     expect(readRetryAfter({ response: null }, NOW)).toBeUndefined();
     expect(readRetryAfter({ response: { headers: null } }, NOW)).toBeUndefined();
+    // Only objects carry headers: a function with the right properties is not a response, nor headers.
+    const headers = { 'retry-after': '3' };
+    expect(readRetryAfter({ headers }, NOW)).toBe(3_000); // the same headers, where they belong
+    expect(
+      readRetryAfter(
+        Object.assign(() => {}, { headers }),
+        NOW,
+      ),
+    ).toBeUndefined();
+    expect(readRetryAfter({ response: Object.assign(() => {}, { headers }) }, NOW)).toBeUndefined();
+    expect(readRetryAfter({ headers: Object.assign(() => {}, headers) }, NOW)).toBeUndefined();
+    expect(readRetryAfter({ response: { headers: Object.assign(() => {}, headers) } }, NOW)).toBeUndefined();
     expect(readRetryAfter({ response: 'x', headers: undefined }, NOW)).toBeUndefined();
     expect(readRetryAfter({ headers: 'Retry-After: 5' }, NOW)).toBeUndefined();
     expect(readRetryAfter({ response: 5 }, NOW)).toBeUndefined();
