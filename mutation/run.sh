@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run mutate [-- src/delay.ts ...]`: Stryker on the core, one file per run, each with its own incremental file
-# (mutation/<file>.incremental.json) and JSON report, so a re-run after a small change re-tests only what changed, and
-# a run cut short keeps the files it finished. `node mutation/table.mjs` prints the per-file table from the reports.
+# (mutation/<file>.incremental.json, a full report), so a re-run after a small change re-tests only what changed, and
+# a run cut short keeps the files it finished. `node mutation/table.mjs` prints the per-file table from them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 files=("$@")

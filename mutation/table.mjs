@@ -1,4 +1,4 @@
-// Prints the per-file mutation table (markdown) from mutation/<file>.report.json, and lists the survivors with where
+// Prints the per-file mutation table (markdown) from mutation/<file>.incremental.json (Stryker's incremental files are full reports), and lists the survivors with where
 // they are and what they change: `node mutation/table.mjs [--survivors]`.
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -7,7 +7,7 @@ const rows = [];
 const survivors = [];
 const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0 };
 for (const name of readdirSync(dir)
-  .filter((f) => f.endsWith('.report.json'))
+  .filter((f) => f.endsWith('.incremental.json'))
   .sort()) {
   const report = JSON.parse(readFileSync(new URL(name, dir), 'utf8'));
   for (const [file, { mutants, source }] of Object.entries(report.files)) {
