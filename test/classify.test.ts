@@ -153,4 +153,44 @@ describe('RetryError', () => {
     expect(plain.message).toBe('gave up after 1 attempt over 0 ms (attempts): 42');
     expect(plain.cause).toBe(42);
   });
+
+  it('instanceof: by brand for RetryError, as usual for subclasses; never throws', () => {
+    const init = { reason: 'attempts', errors: [new Error('x')], attempts: 1, elapsedMs: 0 } as const;
+    const brand = Symbol.for('herdless.RetryError');
+    const otherBuild = Object.create(null, { [brand]: { get: () => true } }) as object; // as the other build's
+    expect(otherBuild instanceof RetryError).toBe(true);
+    expect(Object.assign(() => {}, { [brand]: true }) instanceof RetryError).toBe(false); // a function is no error
+    expect({ [brand]: 'yes' } instanceof RetryError).toBe(false);
+    class Sub extends RetryError {}
+    expect(new Sub(init) instanceof Sub).toBe(true);
+    expect(new RetryError(init) instanceof Sub).toBe(false);
+    expect(otherBuild instanceof Sub).toBe(false);
+    // A revoked Proxy or a throwing getter: false, as a value (the hook is called directly here, not coerced).
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwing = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('getter');
+        },
+      },
+    );
+    expect(RetryError[Symbol.hasInstance](proxy)).toBe(false);
+    expect(RetryError[Symbol.hasInstance](throwing)).toBe(false);
+    expect(RetryError[Symbol.hasInstance](null)).toBe(false);
+  });
+
+  it('a message getter that throws, or a null cause, falls back to the text of the cause', () => {
+    const cause = {
+      get message(): string {
+        throw new Error('getter');
+      },
+      toString: () => 'odd cause',
+    };
+    const e = new RetryError({ reason: 'attempts', errors: [cause], attempts: 1, elapsedMs: 0 });
+    expect(e.message).toBe('gave up after 1 attempt over 0 ms (attempts): odd cause');
+    const n = new RetryError({ reason: 'attempts', errors: [null], attempts: 1, elapsedMs: 0 });
+    expect(n.message).toBe('gave up after 1 attempt over 0 ms (attempts): null');
+  });
 });
