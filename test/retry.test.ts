@@ -748,6 +748,13 @@ describe('retry: options', () => {
     [{ forever: true }, TypeError, /did you mean maxAttempts: Infinity with a finite timeoutMs\?/],
     [{ BASEMS: 5 }, TypeError, /unknown option 'BASEMS'; did you mean baseMs\?/],
     [{ zzzzzz: 5 }, TypeError, /unknown option 'zzzzzz' \(known: /],
+    // three edits from jitter: no suggestion (at most two); a hint of our own wins over a near name (timeoutMs)
+    [{ jitterxyz: 1 }, TypeError, /unknown option 'jitterxyz' \(known: /],
+    [
+      { timeout: 1 },
+      TypeError,
+      /'timeout'; did you mean timeoutMs \(the whole call\) or attemptTimeoutMs \(each attempt\)\?/,
+    ],
     [{ toString: 1 }, TypeError, /unknown option 'toString'/],
     [{ maxAttempts: 0 }, RangeError, /maxAttempts must be an integer >= 1, or Infinity with a finite timeoutMs, got 0/],
     [{ maxAttempts: 2.5 }, RangeError, /maxAttempts .* got 2.5/],
