@@ -764,6 +764,7 @@ describe('retry: options', () => {
     [{ timeoutMs: 0 }, RangeError, /timeoutMs must be a number > 0 \(Infinity for none\), got 0/],
     [{ timeoutMs: Number.NaN }, RangeError, /timeoutMs .* got NaN/],
     [{ timeoutMs: '1s' }, TypeError, /timeoutMs must be a number/],
+    [{ timeoutMs: '1000' }, TypeError, /timeoutMs must be a number .*, got '1000'/], // '1000' > 0 holds: typeof decides
     [{ attemptTimeoutMs: -5 }, RangeError, /attemptTimeoutMs must be a number > 0/],
     [{ maxRetryAfterMs: 0 }, RangeError, /maxRetryAfterMs must be a number > 0/],
     [{ signal: {} }, TypeError, /signal must be an AbortSignal/],
