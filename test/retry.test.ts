@@ -657,6 +657,26 @@ describe('retry: Retry-After', () => {
 });
 
 describe('retry: behaviour pinned down (issue 10)', () => {
+  it('keeps the first 10 and the last 10 errors, in order, when the count is not a multiple of 10', async () => {
+    let n = 0;
+    const run = settle(retry(() => Promise.reject(transient(String(++n))), { maxAttempts: 25, baseMs: 0 }));
+    await fake.clock.runAllAsync();
+    const kept = (run.result.reason as RetryError).errors.map((e) => (e as Error).message);
+    expect(kept).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '10',
+      ...'16,17,18,19,20,21,22,23,24,25'.split(','),
+    ]);
+  });
+
   it('an HTTP-date Retry-After is measured against the wall clock (Date.now), not the monotonic one', async () => {
     // The fake clock: Date.now() is T0 (ms since 1970) and performance.now() is 5,000; a date 3 s after Date.now().
     const date = new Date(Date.now() + 3_000).toUTCString();
