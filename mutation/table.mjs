@@ -9,7 +9,10 @@ const listed = new Map(); // file -> Set of 'line:col'
 let section;
 for (const line of readFileSync(new URL('../stryker-equivalent.md', dir), 'utf8').split('\n')) {
   const heading = /^## (\S+\.ts)$/.exec(line);
-  if (heading) listed.set((section = `src/${heading[1]}`), new Set());
+  if (heading) {
+    section = `src/${heading[1]}`;
+    listed.set(section, new Set());
+  }
   const row = /^\| ([\d:, ]+?) +\|/.exec(line);
   if (row && section) for (const at of row[1].split(',')) listed.get(section).add(at.trim());
 }
