@@ -657,6 +657,37 @@ describe('retry: Retry-After', () => {
 });
 
 describe('retry: behaviour pinned down (issue 10)', () => {
+  it('a synchronous throw under a deadline is that error at once, not a timeout', async () => {
+    const boom = new SyntaxError('bad');
+    const run = settle(
+      retry(
+        () => {
+          throw boom;
+        },
+        { timeoutMs: 1_000 },
+      ),
+    );
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'rejected', reason: boom });
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('an isTransient that aborts the signal and never settles: rejects with the reason at once', async () => {
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const run = settle(
+      retry(() => Promise.reject(transient()), {
+        signal: controller.signal,
+        isTransient: () => {
+          controller.abort(reason);
+          return never();
+        },
+      }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'rejected', reason });
+  });
+
   it('keeps the first 10 and the last 10 errors, in order, when the count is not a multiple of 10', async () => {
     let n = 0;
     const run = settle(retry(() => Promise.reject(transient(String(++n))), { maxAttempts: 25, baseMs: 0 }));
