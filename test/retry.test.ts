@@ -657,6 +657,23 @@ describe('retry: Retry-After', () => {
 });
 
 describe('retry: behaviour pinned down (issue 10)', () => {
+  it('an abandoned attempt settling during the next sleep does not stop an abort from landing at once', async () => {
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const fn = vi.fn(() => new Promise((resolve) => setTimeout(resolve, 120))); // settles 20 ms after its timeout
+    const run = settle(
+      retry(fn, { attemptTimeoutMs: 100, signal: controller.signal, random: () => 0.5, maxAttempts: 3 }),
+    );
+    await fake.clock.tickAsync(120); // timed out at 100, sleeping 50 ms until 150; the abandoned work settles at 120
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(10);
+    controller.abort(reason); // at 130, during the sleep
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'rejected', reason });
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
   it('a synchronous throw under a deadline is that error at once, not a timeout', async () => {
     const boom = new SyntaxError('bad');
     const run = settle(
