@@ -1,14 +1,30 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+
+const all = { lines: 95, branches: 95, functions: 95, statements: 95 };
+/**
+ * The core: every src/*.ts but the CLI and the re-exports. Each file gets its own threshold (a glob that matches one
+ * file is checked on that file alone), so one core file cannot fall below while the others carry the total. A new
+ * core file is picked up by being there.
+ */
+const core = readdirSync(new URL('./src', import.meta.url)).filter(
+  (name) => name.endsWith('.ts') && name !== 'cli.ts' && name !== 'index.ts',
+);
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+    // A focused test (`it.only`) fails the run, on a laptop as in CI; skips are counted by .ci/run.
+    allowOnly: false,
+    // Time is not what these tests check (bench/ measures speed): the 100,000-call and simulator tests take 1-4 s
+    // alone and over 5 s on a loaded 2-core CI machine, where vitest's default 5 s timeout failed them.
+    testTimeout: 30_000,
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
       exclude: ['src/**/index.ts'],
-      thresholds: { lines: 95, branches: 95, functions: 95, statements: 95 },
+      thresholds: { ...all, ...Object.fromEntries(core.map((name) => [`src/${name}`, all])) },
     },
   },
 });

@@ -46,20 +46,13 @@ export class ErrorLog {
   readonly #first: unknown[] = [];
   readonly #last: unknown[] = [];
   #next = 0;
-  #count = 0;
 
   push(error: unknown): void {
-    this.#count++;
     if (this.#first.length < KEPT_ERRORS) this.#first.push(error);
     else {
       this.#last[this.#next] = error;
       this.#next = (this.#next + 1) % KEPT_ERRORS;
     }
-  }
-
-  /** How many failures were pushed, kept or not. */
-  get count(): number {
-    return this.#count;
   }
 
   /** The kept failures in the order they happened. */

@@ -277,12 +277,18 @@ class Policy<T> implements RetryPolicy<T> {
   }
 }
 
-/** The policy `retry()` uses when given none. */
-const DEFAULT_POLICY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ new Policy({}));
+/**
+ * The policy `retry()` uses when given none, built on first use: nothing in the core runs validation at import, so a
+ * broken default (or a mutant of one) fails the call that uses it, never the loading of the module.
+ */
+let defaultPolicy: RetryPolicy<unknown> | undefined;
 
 /** A policy `retry()` can use: the one given if {@link createPolicy} made it, else a freshly validated one. */
 export function toPolicy<T>(options: RetryOptions<T> | undefined): RetryPolicy<T> {
-  if (options === undefined) return DEFAULT_POLICY as RetryPolicy<T>;
+  if (options === undefined) {
+    defaultPolicy ??= Object.freeze(new Policy({}));
+    return defaultPolicy as RetryPolicy<T>;
+  }
   return options instanceof Policy ? options : new Policy(options);
 }
 

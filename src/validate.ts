@@ -1,4 +1,7 @@
-/** Shared checks for options: one wording for every message, `herdless: <name> must be <rule>, got <value>`. */
+/**
+ * Shared checks for options: one wording for every message, `herdless: <name> must be <rule>, got <value>`. Helpers
+ * are function declarations, not arrow functions in consts: nothing here is decided when the module loads.
+ */
 
 /**
  * `String(value)`, or a tag such as `[object Object]` when that throws (a null-prototype object, a throwing
@@ -18,14 +21,17 @@ export function safeString(value: unknown): string {
 }
 
 /** Renders a bad value for an error message: strings quoted, everything else as `String()` would. Never throws. */
-const show = (value: unknown): string =>
-  typeof value === 'string' ? `'${value}'` : Object.is(value, -0) ? '-0' : safeString(value);
+function show(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : Object.is(value, -0) ? '-0' : safeString(value);
+}
 
 /** The errors this module made: the retry loop may attach the failure it was handling as their `cause`. */
 const own = /* @__PURE__ */ new WeakSet<object>();
 
 /** Whether `error` is a fresh option error made here (so it is ours to annotate). */
-export const isOwnError = (error: unknown): error is Error => typeof error === 'object' && own.has(error as object);
+export function isOwnError(error: unknown): error is Error {
+  return typeof error === 'object' && own.has(error as object);
+}
 
 /** Throws `Kind` (TypeError for a wrong type, RangeError for a wrong value) naming the option and the rule. */
 export function fail(Kind: ErrorConstructor, name: string, rule: string, value: unknown): never {
@@ -66,7 +72,9 @@ export function optionalFn<F>(name: string, value: F | undefined): F | undefined
 }
 
 /** The option's value, or `fallback` when it is absent or `undefined` (but not `null`, which is a wrong type). */
-export const or = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
+export function or<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value;
+}
 
 /** Throws a TypeError naming the first key of `options` that is not in `known` (`what`: whose options these are). */
 export function onlyKnown(options: object, known: ReadonlySet<string>, what: string): void {

@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { getStatus, isNetworkError, isTransient, isTransientStatus, RetryError } from '../src/index';
 
@@ -11,6 +12,10 @@ describe('getStatus', () => {
     [{ status: 404, response: { status: 503 } }, 404],
     [{ status: '503' }, undefined],
     [{ status: 0 }, undefined],
+    [{ status: 99 }, undefined],
+    [{ status: 100 }, 100],
+    [{ status: 599 }, 599],
+    [{ status: 600 }, undefined],
     [{ status: 700 }, undefined],
     [{ status: 503.5 }, undefined],
     [{ response: null }, undefined],
@@ -110,6 +115,20 @@ describe('isTransient (the default classifier)', () => {
     ).toBe(false);
   });
 
+  it('judges errors from another realm, or serialized ones, by name', () => {
+    const foreign = runInNewContext('new TypeError("from a vm context")') as unknown;
+    expect(foreign instanceof TypeError).toBe(false); // so only the name can tell
+    expect(isTransient(foreign)).toBe(false);
+    expect(isTransient(runInNewContext('new RangeError("r")'))).toBe(false);
+    expect(isTransient(runInNewContext('new Error("e")'))).toBe(true);
+    expect(isTransient(JSON.parse('{"name":"TypeError","message":"x is not a function"}'))).toBe(false);
+    for (const name of ['AbortError', 'RangeError', 'SyntaxError', 'ReferenceError', 'RetryError']) {
+      expect(isTransient({ name, message: 'serialized' })).toBe(false);
+    }
+    expect(isTransient({ name: 'Error', message: 'serialized' })).toBe(true);
+    expect(isTransient({ name: 'TypeError', message: 'fetch failed' })).toBe(true); // still a network failure
+  });
+
   it('anything else is transient: a plain Error, a custom class, a thrown string, a TimeoutError', () => {
     class LockTimeout extends Error {}
     expect(isTransient(new Error('lock timeout'))).toBe(true);
@@ -133,6 +152,46 @@ describe('RetryError', () => {
     const plain = new RetryError({ reason: 'attempts', errors: [42], attempts: 1, elapsedMs: 0 });
     expect(plain.message).toBe('gave up after 1 attempt over 0 ms (attempts): 42');
     expect(plain.cause).toBe(42);
+  });
+
+  it('instanceof: by brand for RetryError, as usual for subclasses; never throws', () => {
+    const init = { reason: 'attempts', errors: [new Error('x')], attempts: 1, elapsedMs: 0 } as const;
+    const brand = 'herdless.RetryError'; // a string key: a computed symbol key would keep the class in every bundle
+    const otherBuild = Object.create(null, { [brand]: { get: () => true } }) as object; // as the other build's
+    expect(otherBuild instanceof RetryError).toBe(true);
+    expect(Object.assign(() => {}, { [brand]: true }) instanceof RetryError).toBe(false); // a function is no error
+    expect({ [brand]: 'yes' } instanceof RetryError).toBe(false);
+    class Sub extends RetryError {}
+    expect(new Sub(init) instanceof Sub).toBe(true);
+    expect(new RetryError(init) instanceof Sub).toBe(false);
+    expect(otherBuild instanceof Sub).toBe(false);
+    // A revoked Proxy or a throwing getter: false, as a value (the hook is called directly here, not coerced).
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwing = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('getter');
+        },
+      },
+    );
+    expect(RetryError[Symbol.hasInstance](proxy)).toBe(false);
+    expect(RetryError[Symbol.hasInstance](throwing)).toBe(false);
+    expect(RetryError[Symbol.hasInstance](null)).toBe(false);
+  });
+
+  it('a message getter that throws, or a null cause, falls back to the text of the cause', () => {
+    const cause = {
+      get message(): string {
+        throw new Error('getter');
+      },
+      toString: () => 'odd cause',
+    };
+    const e = new RetryError({ reason: 'attempts', errors: [cause], attempts: 1, elapsedMs: 0 });
+    expect(e.message).toBe('gave up after 1 attempt over 0 ms (attempts): odd cause');
+    const n = new RetryError({ reason: 'attempts', errors: [null], attempts: 1, elapsedMs: 0 });
+    expect(n.message).toBe('gave up after 1 attempt over 0 ms (attempts): null');
   });
 });
 

@@ -4,7 +4,13 @@ import { normalizeBackoff, RETRY_AFTER_SPREAD, spreadAfter } from '../src/delay'
 import { computeDelay, type Jitter } from '../src/index';
 import { draws } from './helpers';
 
-/** The contract's formulas, written out plainly as the reference the implementation is checked against. */
+/**
+ * The reference, written from the AWS Architecture Blog post "Exponential Backoff And Jitter" (2015) as it states
+ * them, not from delay.ts: `random_between(lo, hi)` draws uniformly from [lo, hi), and the exponential is
+ * `min(cap, base * 2 ** attempt)` with the post's 0-based attempt and our `factor` for its 2. It computes the power as
+ * `exp(n * log(factor))`, not `factor ** n`, so it shares no arithmetic with the implementation: compare with
+ * {@link close}, not `toBe`. Where the contract adds to the post, it says so.
+ */
 function reference(
   jitter: Jitter,
   attempt: number,
@@ -14,11 +20,22 @@ function reference(
   r: number,
   previous?: number,
 ) {
-  if (jitter === 'decorrelated') return Math.min(cap, base + r * Math.max(0, 3 * (previous ?? base) - base));
-  const ceiling = base === 0 ? 0 : Math.min(cap, base * factor ** (attempt - 1));
-  if (jitter === 'none') return ceiling;
-  if (jitter === 'full') return r * ceiling;
-  return Math.min(ceiling, ceiling / 2 + (r * ceiling) / 2); // the contract's bound: never above the ceiling
+  const randomBetween = (lo: number, hi: number) => lo + r * (hi - lo);
+  if (jitter === 'decorrelated') {
+    const sleep = previous ?? base; // the post starts `sleep` at base
+    // The contract: never below base, where the post's random_between(base, sleep * 3) would go under it.
+    return Math.min(cap, randomBetween(base, Math.max(base, sleep * 3)));
+  }
+  const n = attempt - 1; // the post counts attempts from 0
+  const expo = base === 0 ? 0 : Math.min(cap, base * Math.exp(n * Math.log(factor))); // 0 * 2 ** n is 0 in the post
+  if (jitter === 'none') return expo;
+  if (jitter === 'full') return randomBetween(0, expo);
+  return expo / 2 + randomBetween(0, expo / 2);
+}
+
+/** Within floating-point noise of the reference: 1e-9 relative (or 1e-300 absolute for subnormal values). */
+function close(actual: number, expected: number) {
+  expect(Math.abs(actual - expected)).toBeLessThanOrEqual(Math.max(1e-9 * Math.abs(expected), 1e-300));
 }
 
 const jitters: Jitter[] = ['none', 'full', 'equal', 'decorrelated'];
@@ -106,32 +123,49 @@ describe('computeDelay: properties', () => {
         expect(Number.isFinite(delay)).toBe(true);
         expect(delay).toBeGreaterThanOrEqual(0);
         expect(delay).toBeLessThanOrEqual(capMs);
-        expect(delay).toBe(reference(jitter, attempt, baseMs, capMs, factor, r, previous));
+        close(delay, reference(jitter, attempt, baseMs, capMs, factor, r, previous));
       }),
       { numRuns: 2_000 },
     );
   });
 
-  it('is deterministic for a given random', () => {
+  it('draws from random exactly once (none: never), so a seeded random reproduces every delay', () => {
     fc.assert(
       fc.property(options, ({ jitter, baseMs, extra, factor, r, attempt, previous }) => {
-        const policy = { jitter, baseMs, capMs: baseMs + extra, factor, random: () => r };
-        expect(computeDelay(attempt, policy, previous)).toBe(computeDelay(attempt, policy, previous));
+        const random = vi.fn(draws(r));
+        computeDelay(attempt, { jitter, baseMs, capMs: baseMs + extra, factor, random }, previous);
+        expect(random).toHaveBeenCalledTimes(jitter === 'none' ? 0 : 1);
       }),
     );
+  });
+
+  it('matches delays tabulated by hand from the post, for each jitter', () => {
+    const at = (jitter: Jitter, attempt: number, r: number, previous?: number) =>
+      computeDelay(attempt, { jitter, baseMs: 100, capMs: 1_000, factor: 3, random: draws(r) }, previous);
+    // exponential: min(1000, 100 * 3 ** n), n = 0, 1, 2, 3
+    expect([1, 2, 3, 4].map((a) => at('none', a, 0))).toEqual([100, 300, 900, 1_000]);
+    expect([1, 2, 3, 4].map((a) => at('full', a, 0.25))).toEqual([25, 75, 225, 250]);
+    expect([1, 2, 3, 4].map((a) => at('equal', a, 0.25))).toEqual([62.5, 187.5, 562.5, 625]);
+    // decorrelated: min(1000, random_between(100, 3 * sleep)), sleep starting at 100
+    const decorrelated = [
+      at('decorrelated', 1, 0.25),
+      at('decorrelated', 2, 0.5, 150),
+      at('decorrelated', 3, 0.75, 400),
+    ];
+    expect([...decorrelated, at('decorrelated', 4, 0.5, 1_000)]).toEqual([150, 275, 925, 1_000]);
   });
 
   it('full and equal jitter stay below the exponential ceiling; equal never below half of it', () => {
     fc.assert(
       fc.property(options, ({ baseMs, extra, factor, r, attempt }) => {
         const capMs = baseMs + extra;
-        const ceiling = computeDelay(attempt, { jitter: 'none', baseMs, capMs, factor });
-        expect(computeDelay(attempt, { jitter: 'full', baseMs, capMs, factor, random: () => r })).toBeLessThanOrEqual(
-          ceiling,
-        );
+        const ceiling = reference('none', attempt, baseMs, capMs, factor, 0); // independent of delay.ts
+        const [below, above] = [ceiling * (1 - 1e-9), ceiling * (1 + 1e-9)];
+        const full = computeDelay(attempt, { jitter: 'full', baseMs, capMs, factor, random: () => r });
+        expect(full).toBeLessThanOrEqual(Math.min(capMs, above));
         const equal = computeDelay(attempt, { jitter: 'equal', baseMs, capMs, factor, random: () => r });
-        expect(equal).toBeGreaterThanOrEqual(ceiling / 2);
-        expect(equal).toBeLessThanOrEqual(ceiling);
+        expect(equal).toBeGreaterThanOrEqual(below / 2);
+        expect(equal).toBeLessThanOrEqual(Math.min(capMs, above));
       }),
     );
   });
@@ -159,6 +193,7 @@ describe('computeDelay: bad input is a clear error', () => {
     [{ baseMs: null }, TypeError, /baseMs must be a number .* got null/],
     [{ capMs: 50 }, RangeError, /capMs must be a finite number >= baseMs \(100\), got 50/],
     [{ capMs: Infinity }, RangeError, /capMs .* got Infinity/],
+    [{ capMs: '500' }, TypeError, /capMs must be a number \(a finite number >= baseMs \(100\)\), got '500'/],
     [{ factor: 0.5 }, RangeError, /factor must be a finite number >= 1, got 0.5/],
     [{ factor: Infinity }, RangeError, /factor .* got Infinity/],
     [{ random: 0.5 }, TypeError, /random must be a function, got 0.5/],
@@ -172,7 +207,9 @@ describe('computeDelay: bad input is a clear error', () => {
 
   it('a policy that is not an object', () => {
     expect(() => computeDelay(1, 5 as never)).toThrow(/the policy must be an object, got 5/);
-    expect(() => computeDelay(1, null as never)).toThrow(TypeError);
+    expect(() => computeDelay(1, null as never)).toThrow(
+      new TypeError('herdless: the policy must be an object, got null'),
+    );
   });
 
   it.each([[-1], [Infinity], [Number.NaN]])('previousDelayMs %s', (previous) => {

@@ -106,7 +106,15 @@ describe('retry: outcomes', () => {
     const { fn } = failing('nope', 'nope', 'nope');
     const run = settle(retry(fn, { baseMs: 0 }));
     await fake.clock.tickAsync(0);
-    expect(run.result.reason).toMatchObject({ cause: 'nope', message: expect.stringContaining(': nope') });
+    expect(run.result.reason).toBeInstanceOf(RetryError);
+    expect(run.result.reason).toMatchObject({
+      reason: 'attempts',
+      attempts: 3,
+      errors: ['nope', 'nope', 'nope'],
+      cause: 'nope',
+      message: 'gave up after 3 attempts over 0 ms (maxAttempts 3): nope',
+    });
+    expect(fn).toHaveBeenCalledTimes(3);
   });
 
   it('a delay of 0 does not go through setTimeout', async () => {
@@ -139,7 +147,10 @@ describe('retry: outcomes', () => {
   });
 
   it('reading ctx.signal twice gives the same signal', async () => {
-    await retry((ctx) => expect(ctx.signal).toBe(ctx.signal));
+    // Compared outside fn: a failed expect inside it would be retried as a transient error.
+    const [first, second] = await retry((ctx) => [ctx.signal, ctx.signal]);
+    expect(first).toBeInstanceOf(AbortSignal);
+    expect(second).toBe(first);
   });
 
   it('errors holds the failed attempts only, not the retried results', async () => {
@@ -271,7 +282,7 @@ describe('retry: isTransient, shouldRetryResult, onRetry', () => {
     ).rejects.toBe(thrown);
   });
 
-  it('a seeded random makes a whole run reproducible', async () => {
+  it('a seeded random makes a whole run reproducible: the same delays, pinned', async () => {
     const run = async () => {
       const delays: number[] = [];
       const p = settle(
@@ -287,7 +298,8 @@ describe('retry: isTransient, shouldRetryResult, onRetry', () => {
       return delays;
     };
     const first = await run();
-    expect(first).toHaveLength(4);
+    // seeded(42)'s draws through the post's decorrelated formula, sleep = min(10000, random_between(100, 3 * sleep)):
+    expect(first.map((d) => Math.round(d * 1e6) / 1e6)).toEqual([220.22075, 351.339594, 913.268378, 1_867.967361]);
     expect(await run()).toEqual(first);
   });
 
@@ -400,7 +412,14 @@ describe('retry: deadline and attempt timeout', () => {
   it('the deadline wins over a longer attempt timeout', async () => {
     const run = settle(retry(() => never(), { attemptTimeoutMs: 5_000, timeoutMs: 700 }));
     await fake.clock.tickAsync(700);
-    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
+    expect(run.result.reason).toMatchObject({
+      reason: 'timeout',
+      attempts: 1,
+      elapsedMs: 700,
+      message: 'gave up after 1 attempt over 700 ms (timeoutMs 700): herdless: deadline (timeoutMs 700) passed',
+    });
+    expect((run.result.reason as RetryError).errors[0]).toMatchObject({ name: 'TimeoutError' });
+    expect(fake.clock.countTimers()).toBe(0);
   });
 
   it('maxAttempts Infinity retries until the deadline', async () => {
@@ -421,7 +440,10 @@ describe('retry: deadline and attempt timeout', () => {
       }),
     );
     await fake.clock.runAllAsync();
-    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
+    // Given up when onRetry returned at 990 (990 + the 50 ms sleep >= 1000), not after sleeping to 1040.
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 990 });
+    expect(fake.clock.now - T0).toBe(990);
+    expect(fake.clock.countTimers()).toBe(0);
     expect(fn).toHaveBeenCalledTimes(1);
   });
 
@@ -671,6 +693,153 @@ describe('retry: Retry-After', () => {
   });
 });
 
+describe('retry: behaviour pinned down (issue 10)', () => {
+  it('an abandoned attempt settling during the next sleep does not stop an abort from landing at once', async () => {
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const fn = vi.fn(() => new Promise((resolve) => setTimeout(resolve, 120))); // settles 20 ms after its timeout
+    const run = settle(
+      retry(fn, { attemptTimeoutMs: 100, signal: controller.signal, random: () => 0.5, maxAttempts: 3 }),
+    );
+    await fake.clock.tickAsync(120); // timed out at 100, sleeping 50 ms until 150; the abandoned work settles at 120
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(10);
+    controller.abort(reason); // at 130, during the sleep
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'rejected', reason });
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('a synchronous throw under a deadline is that error at once, not a timeout', async () => {
+    const boom = new SyntaxError('bad');
+    const run = settle(
+      retry(
+        () => {
+          throw boom;
+        },
+        { timeoutMs: 1_000 },
+      ),
+    );
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'rejected', reason: boom });
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('an isTransient that aborts the signal and never settles: rejects with the reason at once', async () => {
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const run = settle(
+      retry(() => Promise.reject(transient()), {
+        signal: controller.signal,
+        isTransient: () => {
+          controller.abort(reason);
+          return never();
+        },
+      }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'rejected', reason });
+  });
+
+  it('keeps the first 10 and the last 10 errors, in order, when the count is not a multiple of 10', async () => {
+    let n = 0;
+    const run = settle(retry(() => Promise.reject(transient(String(++n))), { maxAttempts: 25, baseMs: 0 }));
+    await fake.clock.runAllAsync();
+    const kept = (run.result.reason as RetryError).errors.map((e) => (e as Error).message);
+    expect(kept).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '10',
+      ...'16,17,18,19,20,21,22,23,24,25'.split(','),
+    ]);
+  });
+
+  it('an HTTP-date Retry-After is measured against the wall clock (Date.now), not the monotonic one', async () => {
+    // The fake clock: Date.now() is T0 (ms since 1970) and performance.now() is 5,000; a date 3 s after Date.now().
+    const date = new Date(Date.now() + 3_000).toUTCString();
+    const error = Object.assign(transient(), { headers: { 'retry-after': date } });
+    const { fn, contexts } = failing(error);
+    const events: RetryEvent[] = [];
+    const run = settle(retry(fn, { random: () => 0, onRetry: (e) => void events.push(e) }));
+    await fake.clock.tickAsync(2_999);
+    expect(fn).toHaveBeenCalledTimes(1);
+    await fake.clock.tickAsync(1);
+    expect(run.result.status).toBe('fulfilled');
+    expect(events.map((e) => e.delayMs)).toEqual([3_000]);
+    expect(contexts[1]?.elapsedMs).toBe(3_000);
+  });
+
+  it('an async shouldRetryResult is awaited: its promise is the verdict, not a truthy value', async () => {
+    let n = 0;
+    const judged: unknown[] = [];
+    const run = settle(
+      retry(() => ++n, {
+        baseMs: 0,
+        maxAttempts: 5,
+        shouldRetryResult: async (value, attempt) => {
+          judged.push([value, attempt]);
+          return value < 3;
+        },
+      }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 3 });
+    expect(judged).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
+  });
+
+  it('the deadline cutting the last allowed attempt short ends with timeout, not attempts', async () => {
+    const run = settle(retry(() => never(), { timeoutMs: 1_000, attemptTimeoutMs: 600, maxAttempts: 2, baseMs: 0 }));
+    await fake.clock.tickAsync(1_000);
+    const error = run.result.reason as RetryError;
+    expect(error).toMatchObject({ reason: 'timeout', attempts: 2, elapsedMs: 1_000 });
+    expect(error.errors.map((e) => (e as Error).message)).toEqual([
+      'herdless: attemptTimeoutMs 600 passed',
+      'herdless: deadline (timeoutMs 1000) passed',
+    ]);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('an attempt timeout that ties with the deadline is the deadline: timeout, at that moment', async () => {
+    const run = settle(retry(() => never(), { timeoutMs: 1_000, attemptTimeoutMs: 500, maxAttempts: 5, baseMs: 0 }));
+    await fake.clock.tickAsync(999);
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(1);
+    const error = run.result.reason as RetryError;
+    expect(error).toMatchObject({ reason: 'timeout', attempts: 2, elapsedMs: 1_000 });
+    expect(error.errors.map((e) => (e as Error).message)).toEqual([
+      'herdless: attemptTimeoutMs 500 passed',
+      'herdless: deadline (timeoutMs 1000) passed',
+    ]);
+    const tie = settle(retry(() => never(), { timeoutMs: 600, attemptTimeoutMs: 600 }));
+    await fake.clock.tickAsync(600);
+    expect(tie.result.reason).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 600 });
+  });
+
+  it('with only a signal (no timeout), no timer is armed while an attempt runs', async () => {
+    const controller = new AbortController();
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    const run = settle(retry(() => never(), { signal: controller.signal }));
+    await fake.clock.tickAsync(0);
+    expect(fake.clock.countTimers()).toBe(0);
+    expect(spy).not.toHaveBeenCalled();
+    controller.abort(new Error('stop'));
+    await fake.clock.tickAsync(0);
+    expect(run.result.reason).toEqual(new Error('stop'));
+  });
+});
+
 describe('retry: options', () => {
   it.each([
     [
@@ -684,6 +853,9 @@ describe('retry: options', () => {
     [{ forever: true }, TypeError, /did you mean maxAttempts: Infinity with a timeoutMs\?/],
     [{ BASEMS: 5 }, TypeError, /unknown option 'BASEMS'; did you mean baseMs\?/],
     [{ zzzzzz: 5 }, TypeError, /unknown option 'zzzzzz' \(known: /],
+    // three edits from jitter: no suggestion (at most two); a hint of our own wins over a near name (timeoutMs)
+    [{ jitterxyz: 1 }, TypeError, /unknown option 'jitterxyz' \(known: /],
+    [{ timeout: 1 }, TypeError, /'timeout'; did you mean timeoutMs\?/],
     [{ toString: 1 }, TypeError, /unknown option 'toString'/],
     [{ maxAttempts: 0 }, RangeError, /maxAttempts must be an integer >= 1, or Infinity with a finite timeoutMs, got 0/],
     [{ maxAttempts: 2.5 }, RangeError, /maxAttempts .* got 2.5/],
@@ -693,6 +865,7 @@ describe('retry: options', () => {
     [{ timeoutMs: 0 }, RangeError, /timeoutMs must be a number > 0 \(Infinity for none\), got 0/],
     [{ timeoutMs: Number.NaN }, RangeError, /timeoutMs .* got NaN/],
     [{ timeoutMs: '1s' }, TypeError, /timeoutMs must be a number/],
+    [{ timeoutMs: '1000' }, TypeError, /timeoutMs must be a number .*, got '1000'/], // '1000' > 0 holds: typeof decides
     [{ attemptTimeoutMs: -5 }, RangeError, /attemptTimeoutMs must be a number > 0/],
     [{ maxRetryAfterMs: 0 }, RangeError, /maxRetryAfterMs must be a number > 0/],
     [{ signal: {} }, TypeError, /signal must be an AbortSignal/],
@@ -713,12 +886,17 @@ describe('retry: options', () => {
 
   it('a policy that is not an object', async () => {
     await expect(retry(() => 1, 3 as never)).rejects.toThrow(/the policy must be an object, got 3/);
-    expect(() => createPolicy(null as never)).toThrow(TypeError);
+    expect(() => createPolicy(null as never)).toThrow(
+      new TypeError('herdless: the policy must be an object, got null'),
+    );
   });
 
   it('maxAttempts Infinity is fine with a deadline; attemptTimeoutMs and maxRetryAfterMs accept Infinity', () => {
     expect(createPolicy({ maxAttempts: Infinity, timeoutMs: 1_000 }).maxAttempts).toBe(Infinity);
-    expect(createPolicy({ attemptTimeoutMs: Infinity, maxRetryAfterMs: Infinity }).attemptTimeoutMs).toBe(Infinity);
+    expect(createPolicy({ attemptTimeoutMs: Infinity, maxRetryAfterMs: Infinity })).toMatchObject({
+      attemptTimeoutMs: Infinity,
+      maxRetryAfterMs: Infinity,
+    });
   });
 
   it('createPolicy returns a frozen policy with every default, which retry() uses as is', async () => {

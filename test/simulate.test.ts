@@ -63,6 +63,26 @@ describe('the outage simulator', () => {
     expect(r?.gaveUp).toBe(300);
   });
 
+  it('gives these figures for 50 clients at the default seed, pinned (the table `herdless simulate --clients 50` prints)', () => {
+    const { results: rows } = simulateOutage({ clients: 50 });
+    expect(rows.map((r) => [r.strategy, r.requests, r.peakAfterOutage, r.succeeded, r.gaveUp])).toEqual([
+      ['immediate', 500, 0, 0, 50],
+      ['fixed', 450, 33, 50, 0],
+      ['none', 350, 36, 50, 0],
+      ['full', 395, 3, 50, 0],
+      ['equal', 353, 6, 50, 0],
+      ['decorrelated', 379, 5, 44, 6],
+    ]);
+    expect(rows.map((r) => [Math.round(r.lastFinishMs), Math.round(r.p50Ms), Math.round(r.p99Ms)])).toEqual([
+      [308, Number.NaN, Number.NaN],
+      [4_298, 4_183, 4_208],
+      [6_550, 6_442, 6_465],
+      [12_312, 5_701, 12_218],
+      [10_115, 4_936, 10_060],
+      [9_091, 5_378, 9_012],
+    ]);
+  });
+
   it('names unknown strategies', () => {
     expect(() => simulateOutage({ strategies: ['jittery' as never] })).toThrow(
       /unknown strategy 'jittery' \(known: immediate, fixed/,
@@ -175,6 +195,22 @@ describe('the contention simulator reproduces the AWS post', () => {
     // decorrelated does somewhat more work but finishes sooner than full
     expect(decorrelated.calls).toBeGreaterThan(full.calls);
     expect(decorrelated.timeMs).toBeLessThan(full.timeMs);
+  });
+
+  it('gives these figures, pinned: seed 3, 30 runs (total calls over the runs, mean time to 1 us)', () => {
+    // The loose comparisons above say what the post found; these say the seeded run did not move at all.
+    expect(results.map((r) => [r.clients, r.strategy, Math.round(r.calls * 30), Number(r.timeMs.toFixed(3))])).toEqual([
+      [50, 'immediate', 20_687, 1_139.375],
+      [50, 'none', 18_639, 36_586.205],
+      [50, 'full', 9_962, 2_951.162],
+      [50, 'equal', 10_382, 4_119.861],
+      [50, 'decorrelated', 11_165, 2_154.43],
+      [100, 'immediate', 72_664, 2_017.856],
+      [100, 'none', 55_765, 63_786.343],
+      [100, 'full', 23_814, 4_815.639],
+      [100, 'equal', 24_323, 6_584.836],
+      [100, 'decorrelated', 29_641, 4_712.155],
+    ]);
   });
 
   it('full jitter cuts calls by more than half against exponential without jitter at 100 clients', () => {

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs the packed tarball into a scratch project, as a user would, and runs what it ships: the `herdless` bin and
+# the `./simulate` export (ESM and CJS). Checks real output against seeded figures, so a build that packs a broken bin,
+# a missing file or a wrong export map fails here. Needs `npm run build` first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=$(node -p "require('./package.json').version")
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+tarball=$(npm pack --silent --pack-destination "$scratch" | tail -n 1)
+cd "$scratch"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --offline "./$tarball" >/dev/null
+bin=./node_modules/.bin/herdless
+
+fail() { echo "smoke: $*" >&2; exit 1; }
+
+got=$("$bin" --version)
+[ "$got" = "$version" ] || fail "herdless --version printed '$got', expected '$version'"
+
+out=$("$bin" simulate --clients 50)
+grep -qx 'outage: 50 clients fail for 4 s, then the server serves 100 per 100 ms' <<<"$out" ||
+  fail "herdless simulate --clients 50: no header line; output was: $out"
+# Seed 1 is the default: every client of the no-backoff strategy spends its 10 attempts inside the 4 s outage.
+grep -qE '^immediate +500 +10\.00 ' <<<"$out" || fail "herdless simulate --clients 50: immediate row is not 500 requests"
+full_cli=$(grep -E '^full +[0-9]' <<<"$out" | awk '{print $2}')
+
+check='
+  const r = simulateOutage({ clients: 50 });
+  const again = simulateOutage({ clients: 50 });
+  const by = Object.fromEntries(r.results.map((x) => [x.strategy, x]));
+  const problems = [];
+  if (JSON.stringify(r) !== JSON.stringify(again)) problems.push("same seed, different results");
+  if (r.settings.clients !== 50 || r.settings.seed !== 1) problems.push("settings " + JSON.stringify(r.settings));
+  if (by.immediate.requests !== 500 || by.immediate.gaveUp !== 50) problems.push("immediate " + JSON.stringify(by.immediate));
+  if (by.full.requests !== Number(process.argv[1])) problems.push("full requests " + by.full.requests + " but the bin printed " + process.argv[1]);
+  for (const x of r.results) if (x.succeeded + x.gaveUp !== 50) problems.push(x.strategy + " does not add up");
+  if (!/^immediate +500 +10\.00 /m.test(outageTable(r.results, r.settings.capacity))) problems.push("outageTable has no immediate row");
+  if (problems.length) { console.error(problems.join("\n")); process.exit(1); }
+'
+node --input-type=module -e "import { simulateOutage, outageTable } from 'herdless/simulate'; $check" "$full_cli" ||
+  fail "import 'herdless/simulate' (ESM)"
+node -e "const { simulateOutage, outageTable } = require('herdless/simulate'); $check" "$full_cli" ||
+  fail "require('herdless/simulate') (CJS)"
+node --input-type=module -e "import { retry } from 'herdless'; let n = 0; const v = await retry(() => { if (++n < 3) throw Object.assign(new Error('x'), { status: 503 }); return n; }, { baseMs: 0 }); if (v !== 3) process.exit(1);" ||
+  fail "import 'herdless' (ESM): retry"
+node -e "const { retry } = require('herdless'); let n = 0; retry(() => { if (++n < 3) throw Object.assign(new Error('x'), { status: 503 }); return n; }, { baseMs: 0 }).then((v) => { if (v !== 3) process.exit(1); });" ||
+  fail "require('herdless') (CJS): retry"
+echo "smoke: herdless $version from the tarball: bin --version, bin simulate, ./simulate (ESM, CJS), retry (ESM, CJS) ok"

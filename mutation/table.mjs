@@ -1,0 +1,59 @@
+// Prints the per-file mutation table (markdown) from mutation/<file>.incremental.json (Stryker's incremental files are
+// full reports): `node mutation/table.mjs [--survivors]`. The score counts timeouts as detected, as Stryker does; the
+// last column leaves out the survivors that stryker-equivalent.md lists as equivalent. With --survivors it lists every
+// survivor, marking those the file does not list: each of those is a missing test.
+import { readdirSync, readFileSync } from 'node:fs';
+
+const dir = new URL('.', import.meta.url);
+const listed = new Map(); // file -> Set of 'line:col'
+let section;
+for (const line of readFileSync(new URL('../stryker-equivalent.md', dir), 'utf8').split('\n')) {
+  const heading = /^## (\S+\.ts)$/.exec(line);
+  if (heading) {
+    section = `src/${heading[1]}`;
+    listed.set(section, new Set());
+  }
+  const row = /^\| ([\d:, ]+?) +\|/.exec(line);
+  if (row && section) for (const at of row[1].split(',')) listed.get(section).add(at.trim());
+}
+
+const rows = [];
+const survivors = [];
+const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, equivalent: 0 };
+for (const name of readdirSync(dir)
+  .filter((f) => f.endsWith('.incremental.json'))
+  .sort()) {
+  const report = JSON.parse(readFileSync(new URL(name, dir), 'utf8'));
+  for (const [file, { mutants, source }] of Object.entries(report.files)) {
+    const lines = source.split('\n');
+    const count = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, equivalent: 0 };
+    for (const m of mutants) {
+      if (m.status === 'Killed') count.killed++;
+      else if (m.status === 'Timeout') count.timeout++;
+      else if (m.status === 'Survived') count.survived++;
+      else if (m.status === 'NoCoverage') count.noCoverage++;
+      if (m.status === 'Survived' || m.status === 'NoCoverage') {
+        const { line, column } = m.location.start;
+        const known = listed.get(file)?.has(`${line}:${column}`);
+        if (known) count.equivalent++;
+        const code = (lines[line - 1] ?? '').trim();
+        survivors.push(
+          `${known ? 'equivalent' : 'NOT LISTED'} ${file}:${line}:${column} ${m.mutatorName} -> ${JSON.stringify(m.replacement)} in \`${code}\``,
+        );
+      }
+    }
+    rows.push([file, count]);
+    for (const k of Object.keys(total)) total[k] += count[k];
+  }
+}
+const pct = (n, d) => `${((100 * n) / d).toFixed(2)}%`;
+const line = (file, c) => {
+  const detected = c.killed + c.timeout;
+  const valid = detected + c.survived + c.noCoverage;
+  return `| ${file} | ${pct(detected, valid)} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.equivalent} | ${pct(detected, valid - c.equivalent)} |`;
+};
+console.log('| file | score | killed | timeout | survived | no coverage | equivalent | score without them |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+for (const [file, c] of rows) console.log(line(file, c));
+console.log(line('**all measured**', total));
+if (process.argv.includes('--survivors')) for (const s of survivors) console.log(s);
