@@ -177,8 +177,10 @@ export async function retry<T>(
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
-      if (!byDeadline && probe !== undefined) {
-        probe.recordFailure(); // a transient error, an attempt timeout or a retried result
+      // A transient error, a retried result, or an attempt its timeout or the deadline abandoned (a dependency that
+      // hangs is the breaker's first case); not a callback still running at the deadline, which says nothing of it.
+      if ((timedOut || !byDeadline) && probe !== undefined) {
+        probe.recordFailure();
         probe = undefined;
       } // else the finally releases it: a permanent error, an abort or the deadline says nothing of the dependency
       last = outcome;

@@ -28,14 +28,16 @@ export class SlidingCounts {
     const index = Math.floor(nowMs / this.#bucketMs);
     if (!(index > this.#index)) return;
     const n = this.buckets;
-    if (index - this.#index >= n) {
+    const steps = index - this.#index;
+    if (steps >= n) {
       this.#a.fill(0);
       this.#b.fill(0);
       this.a = 0;
       this.b = 0;
     } else {
-      for (let i = this.#index + 1; i <= index; i++) {
-        const slot = ((i % n) + n) % n;
+      // Counted in steps, not by index: past 2^53 buckets `i++` cannot move an index, and the loop would not end.
+      for (let k = 1; k <= steps; k++) {
+        const slot = (((this.#index + k) % n) + n) % n;
         this.a -= this.#a[slot] as number;
         this.b -= this.#b[slot] as number;
         this.#a[slot] = 0;

@@ -107,6 +107,31 @@ describe('createCircuitBreaker: closed to open', () => {
   });
 });
 
+describe('createCircuitBreaker: a dependency that hangs', () => {
+  it('attempts the deadline abandons count as failures, so a hang opens the breaker', async () => {
+    const { breaker, changes } = watched({ consecutiveFailures: 3 });
+    const fn = vi.fn(() => new Promise(() => {}));
+    for (let i = 0; i < 5; i++) {
+      const run = settle(retry(fn, { breaker, timeoutMs: 30 }));
+      await fake.clock.tickAsync(30);
+      expect(run.result.status).toBe('rejected');
+    }
+    expect(changes).toEqual(['closed>open:consecutive-failures']); // before: closed after 5 hung calls
+    expect(fn).toHaveBeenCalledTimes(3); // the 4th and 5th calls were refused at once
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('a callback still running at the deadline says nothing of the dependency: not counted', async () => {
+    const { breaker } = watched({ consecutiveFailures: 1 });
+    const run = settle(
+      retry(() => Promise.reject(transient()), { breaker, timeoutMs: 30, isTransient: () => new Promise(() => {}) }),
+    );
+    await fake.clock.tickAsync(30);
+    expect(run.result.reason).toMatchObject({ reason: 'timeout' });
+    expect(breaker.state).toBe('closed');
+  });
+});
+
 describe('createCircuitBreaker: open, half-open, and back', () => {
   async function opened(options: Parameters<typeof createCircuitBreaker>[0] = {}) {
     const w = watched({ consecutiveFailures: 1, breakMs: 5_000, ...options });

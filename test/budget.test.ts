@@ -188,3 +188,15 @@ describe('createRetryBudget: bad options name themselves', () => {
     );
   });
 });
+
+describe('createRetryBudget: a clock far from its origin', () => {
+  it('slides without hanging when the bucket index is past 2^53 (a nanosecond clock, say)', () => {
+    let t = 2 ** 53;
+    const budget = createRetryBudget({ windowMs: 10, now: () => t });
+    budget.deposit();
+    t += 2;
+    budget.deposit(); // before: an endless loop (i++ cannot move an index this large)
+    t += 1e6;
+    expect(budget.available()).toBeGreaterThanOrEqual(0);
+  });
+});
