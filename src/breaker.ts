@@ -1,4 +1,4 @@
-import { finite, num, onlyKnown, optionalFn, or } from './validate';
+import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts } from './window';
 
 /** A circuit breaker's state. */
@@ -115,6 +115,7 @@ class Breaker implements CircuitBreaker {
   #probes = 0;
 
   constructor(options: CircuitBreakerOptions) {
+    if (options === null || typeof options !== 'object') fail(TypeError, 'the breaker options', 'an object', options);
     const integer = (name: string, value: unknown) =>
       num(name, value, 'an integer >= 1', (n) => Number.isInteger(n) && n >= 1);
     this.#consecutiveFailures = integer('consecutiveFailures', or(options.consecutiveFailures, 5));

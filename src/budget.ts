@@ -1,4 +1,4 @@
-import { finite, onlyKnown, optionalFn, or } from './validate';
+import { fail, finite, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts } from './window';
 
 /** What {@link createRetryBudget} accepts; every field is optional. */
@@ -37,6 +37,7 @@ class Budget implements RetryBudget {
   readonly #counts: SlidingCounts;
 
   constructor(options: RetryBudgetOptions) {
+    if (options === null || typeof options !== 'object') fail(TypeError, 'the budget options', 'an object', options);
     this.#ratio = finite('ratio', or(options.ratio, 0.1), 0);
     const minPerSecond = finite('minPerSecond', or(options.minPerSecond, 10), 0);
     const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');

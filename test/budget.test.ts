@@ -200,3 +200,13 @@ describe('createRetryBudget: a clock far from its origin', () => {
     expect(budget.available()).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe('budget and breaker options that are not objects', () => {
+  it.each([null, 5, 'x'])('%o: a named TypeError, not a raw one', async (options) => {
+    const { createCircuitBreaker } = await import('../src/index');
+    expect(() => createRetryBudget(options as never)).toThrow(/^herdless: the budget options must be an object, got /);
+    expect(() => createCircuitBreaker(options as never)).toThrow(
+      /^herdless: the breaker options must be an object, got /,
+    );
+  });
+});
