@@ -107,6 +107,30 @@ describe('createCircuitBreaker: closed to open', () => {
   });
 });
 
+describe('createCircuitBreaker: closing forgets the failures that opened it', () => {
+  it('after a probe closes a ratio breaker, one failure does not re-open it', async () => {
+    const { breaker, changes } = watched({
+      consecutiveFailures: 100,
+      failureRatio: 0.5,
+      minimumCalls: 4,
+      windowMs: 60_000,
+      breakMs: 100,
+    });
+    for (let i = 0; i < 4; i++) await once(breaker, transient());
+    expect(breaker.state).toBe('open');
+    fake.clock.tick(100);
+    await once(breaker, undefined); // the probe succeeds
+    expect(breaker.state).toBe('closed');
+    await once(breaker, transient()); // 1 of 1 in a fresh window: under minimumCalls
+    expect(breaker.state).toBe('closed');
+    expect(changes).toEqual([
+      'closed>open:failure-ratio',
+      'open>half-open:break-elapsed',
+      'half-open>closed:probe-succeeded',
+    ]);
+  });
+});
+
 describe('createCircuitBreaker: a dependency that hangs', () => {
   it('attempts the deadline abandons count as failures, so a hang opens the breaker', async () => {
     const { breaker, changes } = watched({ consecutiveFailures: 3 });
