@@ -28,6 +28,7 @@ const withOldRule = (name: StrategyName): Strategy[] => [
 ];
 
 export const USAGE = `Usage: herdless simulate [flags]
+       herdless audit [paths...] [--json]   find hand-written retry loops (see herdless audit --help)
        herdless --version | --help
 
 Simulates many clients retrying against one server, on virtual time, and compares retry strategies.
@@ -77,7 +78,7 @@ Contention only (the post's base 5 ms and cap 2 s):
   -h, --help                    show this help
   -v, --version                 print the version
 
-Exit codes: 0 done, 1 the SVG could not be written, 2 a bad command line.
+Exit codes: 0 done, 1 the SVG could not be written (audit: retry loops found), 2 a bad command line.
 `;
 
 /** The scenarios each scenario-specific flag belongs to; any other flag applies to all. */
@@ -172,11 +173,17 @@ export function main(args: readonly string[], io: Io): number {
       return 1;
     }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`herdless: ${(error as Error).message.split('\n')[0]} (see herdless --help)\n`);
+      io.err(`herdless: ${usageMessage(error as Error)} (see herdless --help)\n`);
       return 2;
     }
     throw error;
   }
+}
+
+/** One line for a bad command line; Node's parseArgs advice about positionals after '--' does not apply here. */
+function usageMessage(error: Error): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(error.message);
+  return unknown ? `unknown flag ${unknown[1]}` : (error.message.split('\n')[0] as string);
 }
 
 /** Writes a file, or throws an {@link OutputError} that says which and why on one line. */

@@ -43,8 +43,9 @@ class Attempt implements RetryContext {
  * - Success: resolves with `fn`'s value (after `shouldRetryResult`, if given, accepts it).
  * - A permanent error (see `isTransient`): rejects with that very error.
  * - The caller's abort: rejects at once with `signal.reason`.
- * - Giving up on transient failures: rejects with a {@link RetryError} whose `reason` is `'attempts'`, `'timeout'` or
- *   `'retry-after'`. Giving up on retried results instead resolves with the last result.
+ * - Giving up on transient failures: rejects with a {@link RetryError} whose `reason` is `'attempts'`, `'timeout'`,
+ *   `'retry-after'`, `'budget'` or `'circuit-open'`. A `breaker` already open: rejects at once with a
+ *   `CircuitOpenError`, without calling `fn`. Giving up on retried results instead resolves with the last result.
  * - Bad options: rejects with a TypeError or RangeError naming the option, without calling `fn`.
  *
  * The deadline and the caller's abort bound the whole call, callbacks included: an `isTransient`,
