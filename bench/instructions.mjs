@@ -7,30 +7,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { failsTwice, handWritten, succeed } from './fixtures.mjs';
 
 const N = 20_000;
 
 async function tasks() {
   const { createPolicy, retry } = await import('../dist/index.js');
   const { handleAll, retry: cockatielRetry, ExponentialBackoff } = await import('cockatiel');
-  const fn = async () => 1;
-  const error = Object.assign(new Error('busy'), { status: 503 });
-  const flaky = () => {
-    let n = 0;
-    return async () => {
-      if (++n < 3) throw error;
-      return n;
-    };
-  };
-  async function handWrittenAtOnce(work) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (e) {
-        if (attempt >= 3) throw e;
-      }
-    }
-  }
+  const fn = succeed;
   const policy = createPolicy({ maxAttempts: 3 });
   const guarded = createPolicy({ timeoutMs: 60_000, signal: new AbortController().signal });
   const zero = createPolicy({ baseMs: 0, capMs: 0 });
@@ -41,8 +25,8 @@ async function tasks() {
     'per-call options': () => retry(fn, { maxAttempts: 3 }),
     'signal + timeoutMs': () => retry(fn, guarded),
     cockatiel: () => cockatiel.execute(fn),
-    'fails twice, hand-written': () => handWrittenAtOnce(flaky()),
-    'fails twice, baseMs 0': () => retry(flaky(), zero),
+    'fails twice, hand-written': () => handWritten(failsTwice(), { wait: false }),
+    'fails twice, baseMs 0': () => retry(failsTwice(), zero),
   };
 }
 

@@ -9,6 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { failsTwice, handWritten, succeed } from './fixtures.mjs';
 
 const BATCH = 50_000;
 const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 5);
@@ -19,35 +20,9 @@ async function load() {
   const { backOff } = await import('exponential-backoff');
   const { default: pRetry } = await import('p-retry');
 
-  const fn = async () => 1;
-  async function handWritten(work, attempts = 3) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (attempt >= attempts) throw error;
-        await new Promise((r) => setTimeout(r, Math.random() * 100 * 2 ** (attempt - 1)));
-      }
-    }
-  }
-  // fn that fails twice, then succeeds: the delay-0 path, against a loop that retries at once.
-  const error = Object.assign(new Error('busy'), { status: 503 });
-  const flaky = () => {
-    let n = 0;
-    return async () => {
-      if (++n < 3) throw error;
-      return n;
-    };
-  };
-  async function handWrittenAtOnce(work, attempts = 3) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (e) {
-        if (attempt >= attempts) throw e;
-      }
-    }
-  }
+  const fn = succeed;
+  const flaky = failsTwice;
+  const handWrittenAtOnce = (work) => handWritten(work, { wait: false });
   const zero = createPolicy({ baseMs: 0, capMs: 0 });
   const policy = createPolicy({ maxAttempts: 3 });
   const guarded = createPolicy({ timeoutMs: 60_000, signal: new AbortController().signal });
