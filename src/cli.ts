@@ -93,6 +93,7 @@ const SCENARIO_OF_FLAG: Readonly<Record<string, readonly string[]>> = {
   'retry-after': ['outage'],
   runs: ['contention'],
   'queue-limit': ['overload'],
+  clients: ['outage', 'contention'],
   slowdown: ['overload'],
   load: ['overload'],
 };
@@ -139,8 +140,9 @@ export function parseDuration(flag: string, text: string): number {
 
 /** A capacity such as 100/100ms: requests per window. */
 export function parseCapacity(text: string): { capacity: number; windowMs: number } {
-  const [count, window = '100ms', extra] = text.split('/');
-  if (extra !== undefined || !/^\d+$/.test(count ?? '') || Number(count) < 1) {
+  const [count, window, extra] = text.split('/');
+  // The window is required, as every duration's unit is: `--capacity 100` could mean per 100 ms or per second.
+  if (window === undefined || extra !== undefined || !/^\d+$/.test(count ?? '') || Number(count) < 1) {
     throw new UsageError(`--capacity must be like 100/100ms (requests per window), got '${text}'`);
   }
   const windowMs = parseDuration('capacity', window);

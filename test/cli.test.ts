@@ -216,6 +216,11 @@ describe('herdless simulate', () => {
     [['simulate', '--retry-after', '0ms'], "--retry-after must be longer than 0, got '0ms'"],
     [['simulate', '--scenario', 'contention', '--retry-after', '2s'], '--retry-after is for the outage scenario only'],
     [['simulate', '--bogus'], 'herdless: unknown flag --bogus (see herdless --help)\n'],
+    [
+      ['simulate', '--scenario', 'overload', '--clients', '10'],
+      '--clients is for the outage and contention scenarios only',
+    ],
+    [['simulate', '--capacity', '100'], "--capacity must be like 100/100ms (requests per window), got '100'"],
     [['--bogus'], 'herdless: unknown flag --bogus (see herdless --help)\n'],
     [['simulate', 'extra'], "unknown command 'simulate extra'"],
     [['simulate', '--seed', '1.5'], "--seed must be a positive integer, got '1.5'"],
@@ -234,7 +239,7 @@ describe('herdless simulate', () => {
     expect(parseDuration('outage', '4s')).toBe(4_000);
     expect(parseDuration('outage', '1.5s')).toBe(1_500);
     expect(() => parseDuration('outage', '900')).toThrow("got '900' (a unit is required: 900ms or 900s)");
-    expect(parseCapacity('100')).toEqual({ capacity: 100, windowMs: 100 });
+    expect(() => parseCapacity('100')).toThrow("--capacity must be like 100/100ms (requests per window), got '100'");
     expect(parseCapacity('20/1s')).toEqual({ capacity: 20, windowMs: 1_000 });
     expect(() => parseCapacity('1/2/3')).toThrow(/--capacity must be like/);
   });
