@@ -128,11 +128,17 @@ export class RetryError extends Error {
     // name here: it would make bundlers rename the class, and consoles print `_RetryError`.
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
     if (!Object.hasOwn(this.prototype, BRAND)) return Function.prototype[Symbol.hasInstance].call(this, value);
-    try {
-      return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
-    } catch {
-      return false; // a revoked Proxy or a throwing getter is not a RetryError
-    }
+    return branded(value, BRAND);
+  }
+}
+
+/** Whether `value` is an object carrying the brand `key` (from either build); never throws (a revoked Proxy, a
+ * throwing getter: not branded). */
+function branded(value: unknown, key: string): boolean {
+  try {
+    return typeof value === 'object' && value !== null && (value as Record<string, unknown>)[key] === true;
+  } catch {
+    return false;
   }
 }
 
@@ -180,13 +186,12 @@ export function permanent(error: unknown): Error {
 
 /** The error `permanent()` wrapped, if `value` is its wrapper (from either build); else {@link NOT_PERMANENT}. */
 export function unwrapPermanent(value: unknown): unknown {
+  if (!branded(value, PERMANENT)) return NOT_PERMANENT;
   try {
-    if (typeof value === 'object' && value !== null && (value as { [PERMANENT]?: unknown })[PERMANENT] === true)
-      return (value as PermanentError).error;
+    return (value as PermanentError).error;
   } catch {
-    // a revoked Proxy or a throwing getter is no wrapper
+    return NOT_PERMANENT; // a look-alike whose `error` getter throws is no wrapper
   }
-  return NOT_PERMANENT;
 }
 
 /** What {@link unwrapPermanent} returns for anything but a wrapper. */

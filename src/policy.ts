@@ -3,7 +3,7 @@ import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, type Jitter, normalizeBackoff } from './delay';
 import { readRetryAfter } from './retry-after';
-import { fail, num, optionalFn, or, positive, shaped } from './validate';
+import { fail, num, onlyKnown, optionalFn, or, positive, shaped } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -191,36 +191,6 @@ const HINTS: Readonly<Record<string, string>> = {
   shouldRetry: 'isTransient',
 };
 
-/** Levenshtein distance, for a typo's suggestion; the strings are option names, so it is small. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + cost);
-    }
-    row = next;
-  }
-  return row[b.length] as number;
-}
-
-/** Throws the TypeError for an unknown option, with what the user probably meant. */
-function unknownOption(key: string): never {
-  let hint = Object.hasOwn(HINTS, key) ? HINTS[key] : undefined;
-  if (hint === undefined) {
-    const lower = key.toLowerCase();
-    let best = 3; // suggest a known name at most 2 edits away
-    for (const known of KNOWN) {
-      const d = distance(lower, known.toLowerCase());
-      if (d < best) [best, hint] = [d, known];
-    }
-  }
-  const meant = hint === undefined ? '' : `; did you mean ${hint}?`;
-  const error = new TypeError(`herdless: unknown option '${key}'${meant} (known: ${[...KNOWN].join(', ')})`);
-  throw error;
-}
-
 /**
  * A validated policy. A class so that `retry()` tells one from a plain options object with a cheap `instanceof` and
  * skips the checks. Its fields are assigned one by one and it allocates nothing else when the options are valid:
@@ -273,7 +243,7 @@ class Policy<T> implements RetryPolicy<T> {
     this.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
     this.budget = shaped('budget', options.budget, 'tryWithdraw', 'a RetryBudget (createRetryBudget())');
     this.breaker = shaped('breaker', options.breaker, 'admit', 'a CircuitBreaker (createCircuitBreaker())');
-    for (const key of Object.keys(options)) if (!KNOWN.has(key)) unknownOption(key);
+    onlyKnown(options, KNOWN, '', HINTS);
   }
 }
 

@@ -222,19 +222,16 @@ export async function retry<T>(
           break;
         }
       }
-      let pause = delayMs;
-      if (pause === 0) {
-        // No sleep: yield to timers and I/O now and then, so that a deadline, an abort or the rest of the process
-        // still gets to run while a zero-delay policy retries at full speed.
-        if (spins++ === 0) spinsFromMs = elapsedMs;
-        else if (spins >= MAX_SPINS || (spins >= MIN_SPINS && elapsedMs - spinsFromMs >= MAX_SPIN_MS)) pause = -1;
-      } else spins = 0;
-      if (pause !== 0) {
-        if (pause < 0) spins = 0;
-        if ((await guard(Math.max(0, pause), watch, p.unref)) === ABORTED) {
-          throw (signal as AbortSignal).reason;
-        }
+      let sleep = delayMs > 0;
+      if (sleep) spins = 0;
+      else if (spins++ === 0) spinsFromMs = elapsedMs;
+      else if (spins >= MAX_SPINS || (spins >= MIN_SPINS && elapsedMs - spinsFromMs >= MAX_SPIN_MS)) {
+        // No sleep for a while: yield to timers and I/O (a setTimeout(0)), so that a deadline, an abort or the rest
+        // of the process still gets to run while a zero-delay policy retries at full speed.
+        spins = 0;
+        sleep = true;
       }
+      if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) throw (signal as AbortSignal).reason;
     }
   } finally {
     watch?.release();
