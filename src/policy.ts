@@ -191,6 +191,32 @@ const HINTS: Readonly<Record<string, string>> = {
   shouldRetry: 'isTransient',
 };
 
+/** What the user probably meant by an unknown option: a hint, or a known name at most 2 edits away. */
+function suggest(key: string): string | undefined {
+  if (Object.hasOwn(HINTS, key)) return HINTS[key];
+  let best = 3;
+  let found: string | undefined;
+  for (const name of KNOWN) {
+    const d = distance(key.toLowerCase(), name.toLowerCase());
+    if (d < best) [best, found] = [d, name];
+  }
+  return found;
+}
+
+/** Levenshtein distance, for a typo's suggestion; the strings are option names, so it is small. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + cost);
+    }
+    row = next;
+  }
+  return row[b.length] as number;
+}
+
 /**
  * A validated policy. A class so that `retry()` tells one from a plain options object with a cheap `instanceof` and
  * skips the checks. Its fields are assigned one by one and it allocates nothing else when the options are valid:
@@ -243,7 +269,7 @@ class Policy<T> implements RetryPolicy<T> {
     this.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
     this.budget = shaped('budget', options.budget, 'tryWithdraw', 'a RetryBudget (createRetryBudget())');
     this.breaker = shaped('breaker', options.breaker, 'admit', 'a CircuitBreaker (createCircuitBreaker())');
-    onlyKnown(options, KNOWN, '', HINTS);
+    onlyKnown(options, KNOWN, '', suggest);
   }
 }
 

@@ -78,50 +78,23 @@ export function or<T>(value: T | undefined, fallback: T): T {
 
 /**
  * Throws a TypeError naming the first key of `options` that is not in `known` (`what`: whose options these are, or
- * '' for retry()'s own). With `hints` (what users of other libraries write, and ours), the message says what was
- * probably meant: the hint, or else a known name at most 2 edits away.
+ * '' for retry()'s own), with what was probably meant when `suggest` knows.
  */
 export function onlyKnown(
   options: object,
   known: ReadonlySet<string>,
   what: string,
-  hints?: Readonly<Record<string, string>>,
+  suggest?: (key: string) => string | undefined,
 ): void {
   for (const key of Object.keys(options)) {
     if (known.has(key)) continue;
-    const meant =
-      hints === undefined ? undefined : ((Object.hasOwn(hints, key) ? hints[key] : undefined) ?? nearest(key, known));
+    const meant = suggest?.(key);
     const error = new TypeError(
       `herdless: unknown ${what === '' ? '' : `${what} `}option '${key}'${meant === undefined ? '' : `; did you mean ${meant}?`} (known: ${[...known].join(', ')})`,
     );
     own.add(error);
     throw error;
   }
-}
-
-/** The known name closest to `key` (case aside), if it is at most 2 edits away. */
-function nearest(key: string, known: ReadonlySet<string>): string | undefined {
-  let best = 3;
-  let found: string | undefined;
-  for (const name of known) {
-    const d = distance(key.toLowerCase(), name.toLowerCase());
-    if (d < best) [best, found] = [d, name];
-  }
-  return found;
-}
-
-/** Levenshtein distance, for a typo's suggestion; the strings are option names, so it is small. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + cost);
-    }
-    row = next;
-  }
-  return row[b.length] as number;
 }
 
 /** Returns `value` if it is undefined or an object with a `method` function, else throws a TypeError naming it. */
