@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { createRetryBudget, RetryError, retry } from '../src/index';
+import { createCircuitBreaker, createRetryBudget, RetryError, retry } from '../src/index';
 import { settle, useFakeClock } from './helpers';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,18 +16,22 @@ describe('createRetryBudget: the rule', () => {
     expect(createRetryBudget().available()).toBe(100); // 10 a second over 10 s
     const budget = createRetryBudget({ ratio: 0.25, minPerSecond: 0 });
     expect(budget.available()).toBe(0);
-    expect(budget.tryWithdraw()).toBe(false);
+    expect(budget.tryWithdraw()).toBeUndefined();
     for (let i = 0; i < 7; i++) budget.deposit();
     expect(budget.available()).toBe(1); // floor(7 x 0.25)
-    expect(budget.tryWithdraw()).toBe(true);
-    expect(budget.tryWithdraw()).toBe(false);
+    expect(budget.tryWithdraw()).toBeDefined();
+    expect(budget.tryWithdraw()).toBeUndefined();
     budget.deposit();
     expect(budget.available()).toBe(1); // 8 x 0.25 - 1
   });
 
   it('the minimum rate lets a quiet client retry with no first attempts at all, and refills as the window slides', () => {
     const budget = createRetryBudget({ ratio: 0, minPerSecond: 2, windowMs: 1_000 });
-    expect([budget.tryWithdraw(), budget.tryWithdraw(), budget.tryWithdraw()]).toEqual([true, true, false]);
+    expect([budget.tryWithdraw(), budget.tryWithdraw(), budget.tryWithdraw()].map(Boolean)).toEqual([
+      true,
+      true,
+      false,
+    ]);
     fake.clock.tick(999);
     expect(budget.available()).toBe(0); // both retries are still in the window
     fake.clock.tick(1);
@@ -40,7 +44,7 @@ describe('createRetryBudget: the rule', () => {
     fake.clock.tick(5_000);
     for (let i = 0; i < 4; i++) budget.deposit();
     expect(budget.available()).toBe(7);
-    expect(budget.tryWithdraw()).toBe(true);
+    expect(budget.tryWithdraw()).toBeDefined();
     fake.clock.tick(4_999); // 9,999 ms after the first deposits: still in
     expect(budget.available()).toBe(6);
     fake.clock.tick(1); // the first 10 leave
@@ -165,6 +169,117 @@ describe('retry() with a budget', () => {
     const reasons = runs.map((r) => (r.result.reason as RetryError).reason);
     expect(reasons.filter((r) => r === 'budget').length).toBeGreaterThanOrEqual(900);
     expect(reasons.every((r) => r === 'budget' || r === 'attempts')).toBe(true);
+  });
+});
+
+describe('retry() with a budget: a retry that never starts does not spend', () => {
+  const failing = () => vi.fn(() => Promise.reject(transient()));
+
+  it('an abort during the sleep gives the retry back', async () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 }); // a reserve of 10
+    const controller = new AbortController();
+    const fn = failing();
+    const run = settle(
+      retry(fn, { budget, signal: controller.signal, baseMs: 1_000, random: () => 0.5, maxAttempts: 3 }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(budget.available()).toBe(9); // the retry is decided on, and paid for, before the sleep
+    controller.abort(new Error('stop'));
+    await fake.clock.tickAsync(0);
+    expect(run.result.status).toBe('rejected');
+    expect(budget.available()).toBe(10); // before: 9, a retry spent that never ran
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('so does an onRetry that throws, and a breaker that opened during the sleep', async () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    const thrown = settle(
+      retry(failing(), {
+        budget,
+        onRetry: () => {
+          throw new Error('hook');
+        },
+      }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(thrown.result.reason).toMatchObject({ message: 'hook' });
+    expect(budget.available()).toBe(10);
+    const breaker = createCircuitBreaker({ consecutiveFailures: 2 });
+    const run = settle(retry(failing(), { budget, breaker, baseMs: 1_000, random: () => 0.5 }));
+    await fake.clock.tickAsync(0);
+    expect(budget.available()).toBe(9);
+    await retry(() => Promise.reject(transient()), { breaker, maxAttempts: 1 }).catch(() => {}); // opens it
+    await fake.clock.tickAsync(500);
+    expect(run.result.reason).toMatchObject({ reason: 'circuit-open' });
+    expect(budget.available()).toBe(10);
+  });
+
+  it('a retry that starts stays spent', async () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    const fn = failing();
+    const run = settle(retry(fn, { budget, maxAttempts: 3, baseMs: 10 }));
+    await fake.clock.runAllAsync();
+    expect(fn).toHaveBeenCalledTimes(3);
+    expect(run.result.reason).toMatchObject({ reason: 'attempts' });
+    expect(budget.available()).toBe(8);
+  });
+
+  it('a permit given back after its withdrawal left the window gives nothing back', () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 10_000 });
+    const permit = budget.tryWithdraw();
+    expect(budget.available()).toBe(9);
+    fake.clock.tick(10_000); // the withdrawal leaves the window: the budget is whole again
+    expect(budget.available()).toBe(10);
+    permit?.release();
+    expect(budget.available()).toBe(10); // not 11
+    const late = budget.tryWithdraw();
+    fake.clock.tick(5_000); // still in the window: giving it back restores it
+    late?.release();
+    expect(budget.available()).toBe(10);
+  });
+});
+
+describe('createRetryBudget: its clock is checked where used', () => {
+  it.each([
+    [Number.NaN, RangeError, /^herdless: now\(\) must be a finite number, got NaN$/],
+    [Infinity, RangeError, /got Infinity$/],
+    [undefined, TypeError, /^herdless: now\(\) must be a number \(a finite number\), got undefined$/],
+  ])('now() returning %s: an error naming it', (bad, Kind, message) => {
+    let t: unknown = 0;
+    const budget = createRetryBudget({ now: () => t as number });
+    budget.deposit();
+    t = bad; // before: NaN froze the window silently, Infinity corrupted it
+    expect(() => budget.deposit()).toThrow(Kind);
+    expect(() => budget.tryWithdraw()).toThrow(message);
+    expect(() => budget.available()).toThrow(message);
+  });
+
+  it("inside retry(), the failure being handled is the clock error's cause", async () => {
+    let t = 0;
+    const budget = createRetryBudget({ now: () => t });
+    const failure = transient();
+    const error = await retry(
+      () => {
+        t = Number.NaN;
+        return Promise.reject(failure);
+      },
+      { budget },
+    ).catch((e) => e);
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.cause).toBe(failure);
+  });
+
+  it('a clock that goes back reads as no time passed', () => {
+    let t = 20_000;
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 10_000, now: () => t });
+    budget.tryWithdraw();
+    t = 0; // back 20 s: the withdrawal stays in the window
+    expect(budget.available()).toBe(9);
+    t = 25_000; // 5 s after the latest reading, not 25 s
+    expect(budget.available()).toBe(9);
+    t = 30_000;
+    expect(budget.available()).toBe(10);
   });
 });
 
