@@ -38,11 +38,11 @@ export interface RetryBudget {
   /** Records a first attempt (never refused). `retry()` calls it before each call's first attempt. */
   deposit(): void;
   /**
-   * Spends one retry if the budget holds one and returns a permit for it, else returns `undefined`. `retry()` calls
+   * Spends one retry if the budget holds one and returns a permit for it, else returns `false`. `retry()` calls
    * it when it decides to retry (before the sleep) and calls the permit's `release()` if that retry never starts (an
    * abort, the deadline or a throwing `onRetry` cancelled it), which gives the retry back.
    */
-  tryWithdraw(): RetryPermit | undefined;
+  tryWithdraw(): RetryPermit | false;
   /** The whole retries the budget holds now: `floor(ratio x firsts + minPerSecond x windowMs / 1000 - retries)`. */
   available(): number;
 }
@@ -78,8 +78,8 @@ class Budget implements RetryBudget {
     this.#counts.add(1, 0);
   }
 
-  tryWithdraw(): RetryPermit | undefined {
-    if (this.#balance() < 1) return undefined;
+  tryWithdraw(): RetryPermit | false {
+    if (this.#balance() < 1) return false;
     const counts = this.#counts;
     counts.add(0, 1);
     // One permit per bucket, shared by the retries spent in it: no object per retry.

@@ -47,8 +47,7 @@ export function decide(
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
   if (policy.breaker !== undefined && policy.breaker.state !== 'closed')
     return { retry: false, reason: 'circuit-open' };
-  const { budget } = policy;
-  const spent = budget?.tryWithdraw();
-  if (budget !== undefined && spent === undefined) return { retry: false, reason: 'budget' };
+  const spent = policy.budget?.tryWithdraw();
+  if (spent === false) return { retry: false, reason: 'budget' };
   return { retry: true, delayMs, backoffMs, spent };
 }

@@ -267,8 +267,8 @@ class Policy<T> implements RetryPolicy<T> {
     this.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
     const unref = or<unknown>(options.unref, false);
     this.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
-    this.budget = shaped('budget', options.budget, 'tryWithdraw', 'a RetryBudget (createRetryBudget())');
-    this.breaker = shaped('breaker', options.breaker, 'admit', 'a CircuitBreaker (createCircuitBreaker())');
+    this.budget = shaped('budget', options.budget, 'tryWithdraw', 'RetryBudget');
+    this.breaker = shaped('breaker', options.breaker, 'admit', 'CircuitBreaker');
     onlyKnown(options, KNOWN, '', suggest);
   }
 }

@@ -103,7 +103,7 @@ describe('public types', () => {
     const budget = createRetryBudget({ ratio: 0.2, minPerSecond: 1, windowMs: 5_000, now: () => 0 });
     expectTypeOf(budget).toEqualTypeOf<RetryBudget>();
     expectTypeOf(budget.available()).toEqualTypeOf<number>();
-    expectTypeOf(budget.tryWithdraw()).toEqualTypeOf<RetryPermit | undefined>();
+    expectTypeOf(budget.tryWithdraw()).toEqualTypeOf<RetryPermit | false>();
     const breaker = createCircuitBreaker({
       consecutiveFailures: 3,
       failureRatio: 0.5,
