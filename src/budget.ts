@@ -53,8 +53,6 @@ class Budget implements RetryBudget {
   readonly #now: () => number;
   /** a: first attempts, b: retries, in the window. */
   readonly #counts: SlidingCounts;
-  /** The permit of the retries spent in the current bucket. */
-  #permit: { readonly index: number; release(): void } | undefined;
 
   constructor(options: RetryBudgetOptions) {
     if (options === null || typeof options !== 'object') fail(TypeError, 'the budget options', 'an object', options);
@@ -82,13 +80,8 @@ class Budget implements RetryBudget {
     if (this.#balance() < 1) return false;
     const counts = this.#counts;
     counts.add(0, 1);
-    // One permit per bucket, shared by the retries spent in it: no object per retry.
-    let permit = this.#permit;
-    if (permit === undefined || permit.index !== counts.index) {
-      const index = counts.index;
-      permit = this.#permit = { index, release: () => counts.remove(index, 1) };
-    }
-    return permit;
+    const { index } = counts;
+    return { release: () => counts.remove(index, 1) };
   }
 
   available(): number {
