@@ -260,6 +260,24 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
   });
 });
 
+describe('the simulator gives a refused retry back, as retry() does', () => {
+  it('a retry the breaker refuses after the budget paid for it is refunded', async () => {
+    const { ClientRetries } = await import('../src/simulate/retries');
+    const { createPolicy } = await import('../src/index');
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    const breaker = createCircuitBreaker({ consecutiveFailures: 2 });
+    const clients = new ClientRetries(2, createPolicy({ budget, breaker, random: () => 0.5 }));
+    expect(clients.start(0)).toBe(true);
+    expect(clients.failed(0, 0).retry).toBe(true); // 1 in a row; the retry is paid for
+    expect(budget.available()).toBe(9);
+    expect(clients.start(1)).toBe(true);
+    clients.failed(1, 0); // 2 in a row: open
+    expect(budget.available()).toBe(9); // client 1 was refused its retry by decide(): nothing spent
+    expect(clients.start(0)).toBe(false); // the open breaker refuses client 0's retry
+    expect(budget.available()).toBe(10);
+  });
+});
+
 describe('createRetryBudget: its clock is checked where used', () => {
   it.each([
     [Number.NaN, RangeError, /^herdless: now\(\) must be a finite number, got NaN$/],

@@ -1,4 +1,5 @@
 import type { CircuitPermit } from '../breaker';
+import type { RetryPermit } from '../budget';
 import { type Decision, decide } from '../decide';
 import type { RetryPolicy } from '../policy';
 
@@ -23,6 +24,8 @@ export class ClientRetries {
   readonly #previous: Float64Array;
   /** Each client's permit from the breaker for its attempt in flight. */
   readonly #permits: (CircuitPermit | undefined)[];
+  /** Each client's permit from the budget for the retry it is waiting to send. */
+  readonly #spent: (RetryPermit | undefined)[];
 
   constructor(clients: number, policy: RetryPolicy<never>, rule: RetryAfterRule = 'spread') {
     this.#policy = policy;
@@ -30,19 +33,25 @@ export class ClientRetries {
     this.#failed = new Uint32Array(clients);
     this.#previous = new Float64Array(clients).fill(Number.NaN);
     this.#permits = new Array(clients);
+    this.#spent = new Array(clients);
   }
 
   /**
    * A client is about to send an attempt: whether the breaker admits it (as `retry()` asks before each attempt); a
    * first attempt also deposits in the budget. A refused first attempt is `retry()`'s CircuitOpenError; a refused
-   * retry, its `'circuit-open'` stop.
+   * retry, its `'circuit-open'` stop, which gives back what the retry spent of the budget, as `retry()` does.
    */
   start(client: number): boolean {
     const { breaker, budget } = this.#policy;
+    const spent = this.#spent[client];
+    this.#spent[client] = undefined;
     // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
     if (breaker !== undefined) {
       const admitted = breaker.state === 'open' ? undefined : breaker.admit();
-      if (admitted === undefined || admitted instanceof Error) return false;
+      if (admitted === undefined || admitted instanceof Error) {
+        spent?.release();
+        return false;
+      }
       this.#permits[client] = admitted;
     }
     if (this.#failed[client] === 0) budget?.deposit();
@@ -70,7 +79,10 @@ export class ClientRetries {
       this.#rule === 'floor-plus-backoff' && retryAfterMs !== undefined && retryAfterMs <= this.#policy.maxRetryAfterMs
         ? floorPlusBackoff(this.#policy, attempt, elapsedMs, retryAfterMs, previous)
         : decide(this.#policy, attempt, elapsedMs, retryAfterMs, previous);
-    if (d.retry) this.#previous[client] = d.backoffMs ?? Number.NaN;
+    if (d.retry) {
+      this.#previous[client] = d.backoffMs ?? Number.NaN;
+      this.#spent[client] = d.spent;
+    }
     return d;
   }
 }
