@@ -234,6 +234,26 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
     expect(budget.available()).toBe(10);
   });
 
+  it('so does a retry the deadline cancels before it starts (an onRetry still running at the deadline)', async () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    const fn = failing();
+    const run = settle(
+      retry(fn, {
+        budget,
+        timeoutMs: 1_000,
+        baseMs: 10,
+        onRetry: () => new Promise<void>((resolve) => setTimeout(resolve, 5_000)),
+      }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(budget.available()).toBe(9);
+    await fake.clock.tickAsync(1_000);
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1 });
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(budget.available()).toBe(10); // before: 9
+    await fake.clock.runAllAsync(); // the callback's own timer
+  });
+
   it('a retry that starts stays spent', async () => {
     const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
     const fn = failing();
