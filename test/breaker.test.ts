@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import {
   CircuitOpenError,
@@ -10,6 +13,7 @@ import {
 } from '../src/index';
 import { draws, settle, useFakeClock } from './helpers';
 
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fake = useFakeClock();
 
 const transient = () => Object.assign(new Error('busy'), { status: 503 });
@@ -538,6 +542,22 @@ describe('createCircuitBreaker: onStateChange that throws', () => {
     expect(breaker.state).toBe('closed');
     expect(() => fake.clock.tick(0)).toThrow(boom);
     expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it("in Node, with real timers, the hook's error is an 'uncaughtException' after the call settled as its own", () => {
+    // A child process: a real event loop and no fake clock, and an uncaughtException cannot disturb the test runner.
+    const script = `
+      const { createCircuitBreaker, retry, RetryError } = await import(${JSON.stringify(join(root, 'src', 'index.ts'))});
+      const seen = [];
+      process.on('uncaughtException', (error) => {
+        seen.push('uncaught: ' + error.message);
+        console.log(JSON.stringify(seen));
+      });
+      const breaker = createCircuitBreaker({ consecutiveFailures: 1, onStateChange: () => { throw new Error('hook'); } });
+      const error = await retry(() => Promise.reject(Object.assign(new Error('busy'), { status: 503 })), { breaker, maxAttempts: 1 }).catch((e) => e);
+      seen.push('call: ' + (error instanceof RetryError ? error.reason : error.message), 'state: ' + breaker.state);`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    expect(JSON.parse(String(out))).toEqual(['call: attempts', 'state: open', 'uncaught: hook']);
   });
 
   it('reports through globalThis.reportError where the runtime has one (browsers, Deno, Bun)', async () => {
