@@ -315,7 +315,8 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
  * retrying give up with a `RetryError` whose reason is `'circuit-open'`. After `breakMs` it lets `halfOpenProbes`
  * calls through: a probe's success closes it, its failure opens it again. It counts each attempt's outcome (not a
  * whole `retry()` call), and only failures that the policy's `isTransient` calls transient (a 404 is not the
- * dependency being down); a success resets the count. Sets no timers: the break is checked when asked.
+ * dependency being down); a success resets the count. Sets no timers: the break is checked when asked (the one
+ * exception rethrows an `onStateChange` error where there is no `reportError`).
  *
  * Two rules keep it from wedging or from acting on old news:
  * - A probe that never reports does not hold its slot forever: when every slot is taken and none of the probes has
