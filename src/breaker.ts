@@ -123,6 +123,11 @@ export class CircuitOpenError extends Error {
    */
   readonly remainingMs: number;
 
+  /**
+   * @param remainingMs - {@link remainingMs}.
+   * @param halfOpen - Whether the breaker is half-open with every probe slot taken (the message says so), rather than
+   *   open. Default `false`.
+   */
   constructor(remainingMs: number, halfOpen = false) {
     super(
       halfOpen
