@@ -122,7 +122,8 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
   readonly unref?: boolean | undefined;
   /**
    * A retry budget from {@link createRetryBudget}, shared by the calls that pass it: each call's first attempt
-   * deposits, each retry withdraws, and a retry it refuses makes `retry()` give up at once with reason `'budget'`.
+   * deposits, each retry withdraws (when decided on, before the sleep; given back if it then never starts), and a
+   * retry it refuses makes `retry()` give up at once with reason `'budget'`.
    * Default: none (retries bounded only by `maxAttempts` and `timeoutMs`).
    */
   readonly budget?: RetryBudget | undefined;
@@ -288,8 +289,8 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   p.onFailure = optionalFn('onFailure', options.onFailure);
   p.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
   if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
-  p.budget = shaped('budget', budget, 'tryWithdraw', 'a RetryBudget (createRetryBudget())');
-  p.breaker = shaped('breaker', breaker, 'admit', 'a CircuitBreaker (createCircuitBreaker())');
+  p.budget = shaped('budget', budget, 'tryWithdraw', 'RetryBudget');
+  p.breaker = shaped('breaker', breaker, 'admit', 'CircuitBreaker');
   onlyKnown(options, KNOWN, '', suggest);
   return p;
 }
