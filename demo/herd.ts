@@ -78,12 +78,14 @@ try {
   );
   const lost = results.filter((r) => r.sent !== r.received);
   const errors = results.reduce((n, r) => n + r.errors, 0);
+  const unsent = results.reduce((n, r) => n + r.attempts - r.sent, 0);
   console.log(`wrote ${svgPath}`);
   console.log(
     lost.length === 0
       ? `every request counted once at client and server; done in ${formatMs(performance.now() - started)}`
       : `MISMATCH between client and server counts: ${lost.map((r) => `${r.strategy} ${r.sent}/${r.received}`).join(', ')}`,
   );
+  if (unsent > 0) console.log(`${unsent} attempts timed out before they left the client: the machine was too busy`);
   if (errors > 0) console.log(`${errors} calls failed in an unexpected way (not a timeout or a refusal)`);
   process.exitCode = lost.length === 0 && errors === 0 ? 0 : 1;
 } catch (error) {

@@ -2,6 +2,7 @@
  * One lane of the demo: a client strategy, its own real server, and the same steady traffic as every other lane.
  * `runLane` makes each logical request at its arrival time with real `fetch` calls and reports what happened.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { CircuitOpenError, createCircuitBreaker, createRetryBudget, RetryError, retry } from '../src/index';
 import { percentile } from '../src/simulate/index';
 import { createRng } from '../src/simulate/rng';
@@ -135,9 +136,9 @@ export async function warmUp(url: string, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Runs lane `index` of {@link lanes} against `server` (listening at `url`) from `origin` (a `performance.now()`, when traffic starts) until
- * every call has ended, and resolves with its figures; rejects with the signal's reason if `signal` aborts. Leaves
- * the server open (its owner closes it).
+ * Runs lane `index` of {@link lanes} against `server` (listening at `url`) from `origin` (a `performance.now()`: when
+ * traffic starts) until every call has ended, and resolves with its figures; rejects with the signal's reason if
+ * `signal` aborts. Leaves the server open (its owner closes it).
  */
 export async function runLane(
   s: DemoSettings,
@@ -155,13 +156,20 @@ export async function runLane(
   const demand = new Array<number>(Math.ceil(s.afterMs / s.recoveryWindowMs)).fill(0);
   const good = [...demand];
   const latencies: number[] = [];
+  let attempts = 0;
   let sent = 0;
   let refused = 0;
   let budgetStops = 0;
   let errors = 0;
   let behindMs = 0;
-  const count = () => void sent++;
+  const count = () => void attempts++;
   const clock = () => performance.now() - origin;
+  // A request is sent when fetch writes it to a socket (undici's own diagnostics channel): an attempt abandoned
+  // before that (its timeout passed while a stalled machine had not yet connected) never leaves the client.
+  const host = new URL(url).origin;
+  const onHeaders = (message: unknown) => {
+    if ((message as { request?: { origin?: unknown } }).request?.origin === host) sent++;
+  };
 
   const one = async (startMs: number) => {
     const w = Math.floor((startMs - slowToMs) / s.recoveryWindowMs);
@@ -181,26 +189,31 @@ export async function runLane(
   const calls: Promise<void>[] = [];
   signal.throwIfAborted();
   server.begin(origin);
-  // Each logical request starts at its arrival time (a late timer catches up at once, as waiting callers would).
-  await new Promise<void>((resolve) => {
-    let next = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const finish = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', finish);
-      behindMs = server.backlogMs(Math.max(clock(), endMs));
-      resolve();
-    };
-    const tick = () => {
-      const now = clock();
-      while (next < starts.length && (starts[next] as number) <= now) calls.push(one(starts[next++] as number));
-      if (next < starts.length) timer = setTimeout(tick, (starts[next] as number) - now);
-      else finish();
-    };
-    signal.addEventListener('abort', finish, { once: true });
-    timer = setTimeout(tick, Math.max(0, -clock()));
-  });
-  await Promise.all(calls);
+  subscribe('undici:client:sendHeaders', onHeaders);
+  try {
+    // Each logical request starts at its arrival time (a late timer catches up at once, as waiting callers would).
+    await new Promise<void>((resolve) => {
+      let next = 0;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', finish);
+        behindMs = server.backlogMs(Math.max(clock(), endMs));
+        resolve();
+      };
+      const tick = () => {
+        const now = clock();
+        while (next < starts.length && (starts[next] as number) <= now) calls.push(one(starts[next++] as number));
+        if (next < starts.length) timer = setTimeout(tick, (starts[next] as number) - now);
+        else finish();
+      };
+      signal.addEventListener('abort', finish, { once: true });
+      timer = setTimeout(tick, Math.max(0, -clock()));
+    });
+    await Promise.all(calls);
+  } finally {
+    unsubscribe('undici:client:sendHeaders', onHeaders);
+  }
   signal.throwIfAborted();
 
   const from = Math.floor(s.warmupMs / s.chartWindowMs);
@@ -210,6 +223,7 @@ export async function runLane(
   return {
     strategy: name,
     calls: starts.length,
+    attempts,
     sent,
     received: server.received,
     amplification: offered / ((s.capacity * (endMs - s.warmupMs)) / 1_000),

@@ -44,7 +44,7 @@ export class CapacityServer {
     this.#server.keepAliveTimeout = 60_000;
   }
 
-  /** Listens on a free port of 127.0.0.1 and resolves with the URL to call. Time 0 is `start()`'s call (see `begin`). */
+  /** Listens on a free port of 127.0.0.1 and resolves with the URL to call. Time 0 is set by `begin`. */
   async listen(): Promise<string> {
     await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/`;

@@ -85,7 +85,12 @@ export interface DemoFigures {
   readonly strategy: string;
   /** Logical requests (calls), the same in every lane. */
   readonly calls: number;
-  /** Requests the clients sent (fetch calls) and those the server received: equal when nothing was lost. */
+  /** Attempts the clients made (fetch calls). */
+  readonly attempts: number;
+  /**
+   * Requests that left the clients (written to a socket) and those the server received: equal when nothing was lost.
+   * Fewer than `attempts` when a machine too busy to connect in time abandoned some before they left.
+   */
   readonly sent: number;
   readonly received: number;
   /** Requests arriving from the slowdown's start to the end of traffic, over what the server can serve then. */

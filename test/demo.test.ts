@@ -5,9 +5,10 @@ import { demoSettings, QUICK } from '../demo/settings';
 
 // `npm run demo -- --quick` on real sockets and real time (about 10 s). Real time on a shared machine is noisy, so
 // these tests check what holds whatever the noise: the counts, and orderings with wide margins (a naive loop that
-// keeps a collapsed server collapsed against a breaker that lets it drain). Exact figures are the README's ranges.
+// keeps a collapsed server collapsed against a breaker that lets it drain). The figures are the README's, from full
+// runs.
 describe('the real-server demo', () => {
-  it('tells the overload story: the naive loop keeps the server overloaded, full protection brings it back', async () => {
+  it('tells the overload story: naive retries keep the server overloaded, full protection brings it back', async () => {
     const results = await runDemo(QUICK);
     const s = demoSettings(QUICK);
     const calls = arrivals(s).length;
@@ -23,7 +24,8 @@ describe('the real-server demo', () => {
       expect(r.load.reduce((a, b) => a + b, 0)).toBe(r.received);
       expect(r.calls).toBe(calls);
       expect(r.errors).toBe(0);
-      expect(r.received).toBeLessThanOrEqual(calls * s.maxAttempts);
+      expect(r.attempts).toBeGreaterThanOrEqual(r.sent); // a busy machine may abandon some before they leave
+      expect(r.attempts).toBeLessThanOrEqual(calls * s.maxAttempts);
       expect(r.goodput).toBeGreaterThan(0); // the calls before the slowdown succeed
     }
     const [naive, full, budget, protectedLane] = results as [
@@ -48,8 +50,10 @@ describe('the real-server demo', () => {
     // And it is the one that comes back: more successes with fewer requests.
     expect(protectedLane.goodput).toBeGreaterThan(naive.goodput + 0.15);
     expect(protectedLane.goodput).toBeGreaterThan(full.goodput + 0.15);
-    expect(protectedLane.recoveryMs).not.toBeNull();
     expect(protectedLane.wasted).toBeLessThan(naive.wasted);
+    expect(protectedLane.behindMs).toBeLessThan(naive.behindMs / 4); // its server drained its queue
+    // Not asserted: its recoveryMs. At the quick run's scale a recovery window holds about 8 calls, and one attempt
+    // that a busy machine delays past its 500 ms timeout restarts the 5 windows (seen with other tests beside it).
   }, 60_000);
 
   it('stops early when its signal aborts, closing every server', async () => {
