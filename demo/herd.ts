@@ -52,7 +52,7 @@ function demoTable(results: readonly DemoFigures[]): string {
 
 const started = performance.now();
 try {
-  const results = await runDemo({ ...s, signal: interrupt.signal });
+  const { results, delayP99Ms, delayMaxMs } = await runDemo({ ...s, signal: interrupt.signal });
   const series = results.map((r) => ({ name: r.strategy, load: r.load }));
   const chart = {
     windowMs: s.chartWindowMs,
@@ -84,6 +84,10 @@ try {
     lost.length === 0
       ? `every request counted once at client and server; done in ${formatMs(performance.now() - started)}`
       : `MISMATCH between client and server counts: ${lost.map((r) => `${r.strategy} ${r.sent}/${r.received}`).join(', ')}`,
+  );
+  console.log(
+    `event loop delay: p99 ${formatMs(delayP99Ms)}, worst ${formatMs(delayMaxMs)}` +
+      (delayMaxMs > s.attemptTimeoutMs / 4 ? ' (a busy machine: some timeouts were the machine, not the server)' : ''),
   );
   if (unsent > 0) console.log(`${unsent} attempts timed out before they left the client: the machine was too busy`);
   if (errors > 0) console.log(`${errors} calls failed in an unexpected way (not a timeout or a refusal)`);

@@ -5,6 +5,7 @@
  * machine at the same moments.
  */
 import { setMaxListeners } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { laneServer, lanes, runLane, warmUp } from './lane';
 import type { CapacityServer } from './server';
 import { type DemoFigures, type DemoOptions, demoSettings } from './settings';
@@ -14,8 +15,20 @@ export interface RunDemoOptions extends DemoOptions {
   readonly signal?: AbortSignal;
 }
 
+/** What a run gives: each lane's figures, and how late the thread they shared ran its timers. */
+export interface DemoRun {
+  /** In the order of {@link lanes}. */
+  readonly results: DemoFigures[];
+  /**
+   * The event loop's delay while the lanes ran, 99th percentile and worst, in ms. A busy machine shows here: a delay
+   * near the attempt timeout makes attempts time out that the server answered in time, and a breaker can open on them.
+   */
+  readonly delayP99Ms: number;
+  readonly delayMaxMs: number;
+}
+
 /** Runs every lane at once and resolves with each lane's figures, in the order of {@link lanes}. */
-export async function runDemo(options: RunDemoOptions = {}): Promise<DemoFigures[]> {
+export async function runDemo(options: RunDemoOptions = {}): Promise<DemoRun> {
   const { signal, ...rest } = options;
   const settings = demoSettings(rest);
   const stop = new AbortController();
@@ -25,20 +38,25 @@ export async function runDemo(options: RunDemoOptions = {}): Promise<DemoFigures
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) onAbort();
   const servers: CapacityServer[] = lanes(settings).map(() => laneServer(settings));
+  const delay = monitorEventLoopDelay({ resolution: 10 });
   try {
     const urls = await Promise.all(servers.map((server) => server.listen()));
     await Promise.all(urls.map((url) => warmUp(url, stop.signal)));
     stop.signal.throwIfAborted();
     const origin = performance.now() + 50;
+    delay.enable();
     // Every lane ends (on an abort too) before the servers close.
     const ended = await Promise.allSettled(
       servers.map((server, index) => runLane(settings, index, server, urls[index] as string, origin, stop.signal)),
     );
-    return ended.map((lane) => {
+    delay.disable();
+    const results = ended.map((lane) => {
       if (lane.status === 'rejected') throw lane.reason;
       return lane.value;
     });
+    return { results, delayP99Ms: delay.percentile(99) / 1e6, delayMaxMs: delay.max / 1e6 };
   } finally {
+    delay.disable();
     signal?.removeEventListener('abort', onAbort);
     await Promise.all(servers.map((server) => server.close()));
   }

@@ -9,7 +9,9 @@ import { demoSettings, QUICK } from '../demo/settings';
 // runs.
 describe('the real-server demo', () => {
   it('tells the overload story: naive retries keep the server overloaded, full protection brings it back', async () => {
-    const results = await runDemo(QUICK);
+    const { results, delayP99Ms, delayMaxMs } = await runDemo(QUICK);
+    expect(delayP99Ms).toBeGreaterThan(0);
+    expect(delayMaxMs).toBeGreaterThanOrEqual(delayP99Ms);
     const s = demoSettings(QUICK);
     const calls = arrivals(s).length;
     expect(results.map((r) => r.strategy)).toEqual([
