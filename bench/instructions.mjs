@@ -2,8 +2,10 @@
  * Instructions per call, counted by valgrind's callgrind: repeatable on a busy machine, where wall-clock figures are
  * not. Each task runs in `node --single-threaded` (V8 compiles on the main thread, so when code gets optimised does not
  * depend on timing) under callgrind twice, with 0 and with 20,000 measured calls after the same 20,000 warm-up calls;
- * the difference divided by 20,000 is the task's cost. Needs valgrind (Debian: apt-get install valgrind).
- * Run: npm run build && node bench/instructions.mjs [task ...]   (about a minute a task)
+ * the difference divided by 20,000 is the task's cost. That difference moves by up to 15% from one pair of runs to
+ * the next (when the garbage collector runs shifts), so each task is measured three times and the median printed,
+ * with the range. Needs valgrind (Debian: apt-get install valgrind).
+ * Run: npm run build && node bench/instructions.mjs [task ...]   (about three minutes a task)
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +60,8 @@ if (process.argv[3] !== undefined) await child(process.argv[2], Number(process.a
 else {
   const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(await tasks());
   for (const name of names) {
-    const perCall = Math.round((instructions(name, N) - instructions(name, 0)) / N);
-    console.log(`${name.padEnd(28)} ${String(perCall).padStart(7)} instructions per call`);
+    const runs = [0, 1, 2].map(() => Math.round((instructions(name, N) - instructions(name, 0)) / N));
+    const [low, median, high] = runs.sort((a, b) => a - b);
+    console.log(`${name.padEnd(28)} ${String(median).padStart(7)} instructions per call (${low}-${high})`);
   }
 }

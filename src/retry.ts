@@ -4,25 +4,33 @@ import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { type RetryContext, type RetryOptions, toPolicy } from './policy';
 import { fail, isOwnError } from './validate';
-import { ABORTED, guard, TIMED_OUT, Watch } from './wait';
+import { ABORTED, guard, isThenable, TIMED_OUT, Watch } from './wait';
 
 /** The monotonic clock, looked up at call time so that a fake clock installed after import controls it. */
 const now = () => performance.now();
 
-/** One attempt's context. Its AbortController is created only if `fn` reads `signal` (it costs microseconds). */
+/**
+ * One attempt's context. Its AbortController is created only if `fn` reads `signal` (it costs microseconds); reading
+ * it makes the call listen to the caller's signal at once, so that an abort reaches it synchronously.
+ */
 class Attempt implements RetryContext {
   #controller: AbortController | undefined;
   #stopped = false;
   #reason: unknown;
+  readonly #watch: Watch<Attempt> | undefined;
 
   constructor(
     readonly attempt: number,
     readonly elapsedMs: number,
-  ) {}
+    watch: Watch<Attempt> | undefined,
+  ) {
+    this.#watch = watch;
+  }
 
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
+      this.#watch?.listen();
       if (this.#stopped) this.#controller.abort(this.#reason);
     }
     return this.#controller.signal;
@@ -128,7 +136,7 @@ export async function retry<T>(
       }
       if (attempt === 1) p.budget?.deposit();
       else spent = undefined; // the retry starts: what it spent stays spent
-      const context = new Attempt(attempt, startedMs);
+      const context = new Attempt(attempt, startedMs, watch);
       if (watch !== undefined) watch.current = context;
       let outcome: unknown;
       let failed = false;
@@ -281,9 +289,6 @@ const MAX_SPIN_MS = 4;
 const MIN_SPINS = 16;
 
 const identity = <V>(value: V): V => value;
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 /** A callback's promise, awaited within the call's deadline and its caller's abort. */
 function bounded<R>(

@@ -64,49 +64,69 @@ export function subscribe(signal: AbortSignal, subscriber: { fire(): void }): ()
 }
 
 /**
- * One `retry()` call's link to its caller's signal: subscribed once through the registry, whatever the number of
- * attempts and sleeps. On abort it sets `aborted`, stops the `current` attempt with `stop` (synchronously, inside
- * `abort()`, so the attempt's signal is aborted before any code that called `abort()` goes on), then wakes the
- * pending {@link guard}, in that order. The caller checks `signal.aborted` before making one.
+ * One `retry()` call's link to its caller's signal, subscribed through the registry only once the call has to wait
+ * (a pending attempt or callback, a sleep) or `fn` reads its attempt's `signal`, and then once whatever the number of
+ * attempts and sleeps: a call whose attempts settle at once never touches the signal's listeners (Node's
+ * `addEventListener` plus `removeEventListener` cost as much as the whole rest of such a call). On abort it stops the
+ * `current` attempt with `stop` (synchronously, inside `abort()`, so the attempt's signal is aborted before any code
+ * that called `abort()` goes on), then wakes the pending {@link guard}, in that order.
  */
 export class Watch<C = unknown> {
-  aborted = false;
   /** The attempt running now, or the last one. */
   current: C | undefined;
   /** Wakes the pending guard, if any, with {@link ABORTED}; set by {@link guard}. */
   wake: (() => void) | undefined;
-  /** Lets go of the signal: the last call sharing it removes herdless's listener. */
-  readonly release: () => void;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(
     readonly signal: AbortSignal,
     private readonly stop: (current: C, reason: unknown) => void,
-  ) {
-    this.release = subscribe(signal, this);
+  ) {}
+
+  /** Whether the caller's signal has aborted: checked wherever the call goes on, listening or not. */
+  get aborted(): boolean {
+    return this.signal.aborted;
+  }
+
+  /** Subscribes, once; if the signal aborted before that, does now what the abort would have done. */
+  listen(): void {
+    if (this.#unsubscribe !== undefined) return;
+    if (this.signal.aborted) return this.fire();
+    this.#unsubscribe = subscribe(this.signal, this);
   }
 
   /** Called by the registry when the signal aborts. */
   fire(): void {
-    this.aborted = true;
     if (this.current !== undefined) this.stop(this.current, this.signal.reason);
     this.wake?.();
   }
+
+  /** Lets go of the signal: the last call sharing it removes herdless's listener. */
+  release(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
 }
+
+/** Whether `value` has a `then` method (a promise, or any thenable). Never throws for null or undefined. */
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 /**
  * Runs `work(arg)` (or, with `work` undefined, nothing: a cancellable sleep) for at most `ms`, or until `watch`'s signal
- * aborts, whichever comes first; then clears its timer. The timer is armed before `work` is called, so the
- * synchronous part of `work` counts against `ms`. Resolves with the work's value, {@link TIMED_OUT} or
- * {@link ABORTED}; rejects only with the work's own error (a synchronous throw included). Work that settles after
- * the race is lost quietly (no unhandled rejection).
+ * aborts, whichever comes first; then clears its timer. `ms` counts from before `work` is called, so its synchronous
+ * part counts. Work that returns a value, or a promise that is already settled, is never waited for: the timer is
+ * armed and the signal listened to only a microtask after `work` returned, if it is still pending then. Resolves with
+ * the work's value, {@link TIMED_OUT} or {@link ABORTED}; rejects only with the work's own error (a synchronous throw
+ * included). Work that settles after the race is lost quietly (no unhandled rejection).
  *
- * With `ms` = Infinity no timer is set. Every wait goes through the global `setTimeout`/`clearTimeout`, looked up
- * at call time, so a fake clock controls it. With `unref`, the timer does not keep the process alive, where the
- * runtime's timers have `unref` (Node, Bun, Deno); elsewhere that is a no-op.
+ * With `ms` = Infinity no timer is set. Every wait goes through the global `setTimeout`/`clearTimeout`, and time
+ * through `performance.now()`, looked up at call time, so a fake clock controls them. With `unref`, the timer does
+ * not keep the process alive, where the runtime's timers have `unref` (Node, Bun, Deno); elsewhere that is a no-op.
  */
 export function guard<T, A>(
   ms: number,
-  watch: Pick<Watch, 'aborted' | 'wake'> | undefined,
+  watch: Pick<Watch, 'aborted' | 'wake' | 'listen'> | undefined,
   unref: boolean,
   work?: (arg: A) => T | PromiseLike<T>,
   arg?: A,
@@ -129,17 +149,30 @@ export function guard<T, A>(
       );
       if (unref) (timer as { unref?: () => unknown }).unref?.();
     };
-    if (ms < Infinity) arm(ms);
-    if (watch !== undefined) watch.wake = () => finish(resolve, ABORTED);
-    if (work !== undefined) {
-      try {
-        Promise.resolve(work(arg as A)).then(
-          (value) => finish(resolve, value),
-          (error: unknown) => finish(reject, error),
-        );
-      } catch (error) {
-        finish(reject, error);
+    /** Starts waiting, with `left` ms to go. */
+    const wait = (left: number) => {
+      if (left < Infinity) arm(Math.max(0, left));
+      if (watch !== undefined) {
+        watch.wake = () => finish(resolve, ABORTED);
+        watch.listen();
       }
+    };
+    if (work === undefined) return wait(ms);
+    const from = performance.now();
+    let result: T | PromiseLike<T>;
+    try {
+      result = work(arg as A);
+    } catch (error) {
+      return finish(reject, error);
     }
+    if (!isThenable(result)) return finish(resolve, result);
+    Promise.resolve(result).then(
+      (value) => finish(resolve, value),
+      (error: unknown) => finish(reject, error),
+    );
+    // An already settled promise has settled the race by now (its reaction ran first); a pending one is waited for.
+    queueMicrotask(() => {
+      if (!done) wait(ms - (performance.now() - from));
+    });
   });
 }

@@ -553,13 +553,55 @@ describe('retry: abort', () => {
     const policy = createPolicy({ signal: controller.signal });
     let peak = 0;
     for (let i = 0; i < 100_000; i++) {
-      await retry(async () => {
+      await retry(async ({ signal }) => {
         await null;
         peak = Math.max(peak, getEventListeners(controller.signal, 'abort').length);
-        return i;
+        return signal.aborted ? -1 : i; // reading the attempt's signal makes the call listen at once
       }, policy);
     }
     expect(peak).toBe(1); // the listener was there during the call
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a call whose attempt settles at once never touches the signal, nor arms a timer', async () => {
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, 'addEventListener');
+    const policy = createPolicy({ signal: controller.signal, timeoutMs: 5_000, attemptTimeoutMs: 1_000 });
+    await expect(retry(async () => 'at once', policy)).resolves.toBe('at once');
+    await expect(retry(() => 'sync', policy)).resolves.toBe('sync');
+    expect(add).not.toHaveBeenCalled();
+    expect(fake.clock.countTimers()).toBe(0);
+    // One that has to wait listens and arms its timer, and lets go of both when it settles.
+    const later = retry(() => new Promise((r) => setTimeout(r, 10, 'later')), policy);
+    await fake.clock.tickAsync(0);
+    expect(fake.clock.countTimers()).toBe(2); // fn's own and the attempt's (min of attemptTimeoutMs and deadline)
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    await fake.clock.tickAsync(10);
+    await expect(later).resolves.toBe('later');
+    expect(add).toHaveBeenCalledTimes(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('an abort between the attempt returning a pending promise and the call listening still lands', async () => {
+    const controller = new AbortController();
+    let stopped: unknown;
+    const run = retry(
+      (ctx) => {
+        // Queued before herdless's own check for a pending attempt: the abort comes before it listens.
+        queueMicrotask(() => controller.abort('between'));
+        return new Promise((_, reject) => {
+          queueMicrotask(() => {
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+            stopped = ctx.signal.aborted ? ctx.signal.reason : 'still running';
+          });
+        });
+      },
+      { signal: controller.signal, timeoutMs: 60_000 },
+    );
+    await expect(run).rejects.toBe('between');
+    expect(stopped).toBe('between'); // the attempt's signal was aborted too
+    expect(fake.clock.countTimers()).toBe(0);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
