@@ -630,6 +630,13 @@ function remedies(body: Node, keys: VisitorKeys, self: string): boolean {
       statement?.type === 'ExpressionStatement' ||
       statement?.type === 'AssignmentExpression' ||
       (statement?.type === 'VariableDeclarator' && n.parent?.type === 'AwaitExpression');
+    // `e = rewrite(e)`: a value made over from itself (the error reworded) repairs nothing.
+    if (
+      statement?.type === 'AssignmentExpression' &&
+      mentions(n, keys, (m) => refKey(m) !== undefined && refKey(m) === refKey(statement.left as Node))
+    ) {
+      return false;
+    }
     // `mkdirp(dirname(p))`: the function called on something else first repairs the way for the call again.
     if (name === self) return onItsOwn && (n.arguments as Node[]).some((a) => a.type === 'CallExpression');
     return (

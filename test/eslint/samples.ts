@@ -1080,6 +1080,24 @@ const flush = function () {
   },
   // Shapes the first audit missed.
   {
+    name: 'a reset retried with a doubling backoff, the error reworded first (playwright fetch)',
+    finds: ['require-jitter'],
+    code: `
+async function sendWithRetries(send, maxRetries) {
+  let backoff = 250;
+  for (let i = 0; i <= maxRetries; i++) { // <-
+    try {
+      return await send();
+    } catch (e) {
+      e = reword(e);
+      if (i === maxRetries || e.code !== 'ECONNRESET') throw e;
+      await wait(backoff);
+      backoff *= 2;
+    }
+  }
+}`,
+  },
+  {
     name: 'a reconnect: the promise chain schedules itself again after a failure',
     finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
     code: `
