@@ -881,6 +881,28 @@ function disposeAll(stack, fail) {
 }`,
   },
   {
+    name: 'not a retry: a minified generator state machine, the caught error stored in the op it switches on',
+    finds: [],
+    code: `
+function step(s) {
+  for (; o && ((o = 0), s[0] && (n = 0)), n; )
+    try {
+      if (((r = 1), i && (a = s[0] & 2 ? i.return : i.next) && !(a = a.call(i, s[1])).done)) return a;
+      switch (((i = 0), a && (s = [s[0] & 2, a.value]), s[0])) {
+        case 4:
+          return n.label++, { value: s[1], done: !1 };
+        default:
+          if (!(a = n.trys)) { n = 0; continue; }
+      }
+      s = t.call(e, n);
+    } catch (c) {
+      (s = [6, c]), (i = 0);
+    } finally {
+      r = a = 0;
+    }
+}`,
+  },
+  {
     name: 'not a retry: listening again after an error event (execa)',
     finds: [],
     code: `
