@@ -5,7 +5,7 @@
  * It runs through the ESLint and typescript-eslint installed in the project being audited (resolved from the working
  * directory, never from herdless's own dependencies); when they are missing it says how to install them, exit 2.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,7 +17,10 @@ Finds hand-written retry loops that lack a wait, jitter, a limit or a transient-
 herdless/eslint rules, run through the ESLint and typescript-eslint installed in your project.
 
 Paths are files or directories (default: .). Reads .js .mjs .cjs .jsx .ts .mts .cts .tsx; skips node_modules unless a
-path you name is inside one. Exits 1 when it finds something, 0 when not, 2 for a bad command line or missing ESLint.
+path you name is inside one. Follows symbolic links (each file read once); never opens a FIFO, socket or device.
+
+Exits 1 when it finds something, 0 when not, 2 for a bad command line, missing ESLint, or when files that could hold a
+retry were found but none of them could be parsed (nothing was checked).
 
 Flags:
   --json       print the findings and the summary as JSON (for CI)
@@ -48,12 +51,16 @@ export interface Finding {
 export interface AuditReport {
   readonly findings: readonly Finding[];
   readonly summary: {
-    /** Files with a matching extension that were read. */
-    readonly filesRead: number;
-    /** Of those, files that could contain a retry (mention catch, then, .ok or status) and were parsed. */
-    readonly filesLinted: number;
-    /** Files the parser could not read (listed, never counted as clean). */
-    readonly unparsed: readonly string[];
+    /** Regular files with a matching extension that were read (a file reached through several links counts once). */
+    readonly filesScanned: number;
+    /** Of those, files that could contain a retry (mention catch, then, .ok or status), parsed and checked. */
+    readonly filesParsed: number;
+    /** Of those, files with no catch, then, .ok or status: no failure path, so no retry; not parsed. */
+    readonly filesWithoutFailurePath: number;
+    /** Files that could contain a retry but that the parser could not read: listed, never counted as clean. */
+    readonly unparsable: readonly string[];
+    /** Paths with a matching name that are not regular files (FIFO, socket, device, broken link): never opened. */
+    readonly skipped: readonly string[];
     /** Retry loops (or recursive functions) with at least one problem. */
     readonly loops: number;
     /** Reports per rule id. */
@@ -93,30 +100,64 @@ function loadEslint(cwd: string): { linter: LinterLike; tsParser: unknown } | { 
   return { linter: new Linter({ configType: 'flat' }), tsParser: tseslint.parser };
 }
 
-/** The files to read under each path: matching extensions, node_modules skipped unless the path is inside one. */
-export function listFiles(paths: readonly string[], cwd: string): string[] {
-  const out: string[] = [];
-  const visit = (path: string, keepModules: boolean) => {
-    for (const entry of readdirSync(path, { withFileTypes: true })) {
-      const full = join(path, entry.name);
-      if (entry.isDirectory()) {
+const isSource = (name: string) => EXTENSIONS.has(extname(name)) && !/\.d\.[mc]?ts$/.test(name);
+
+/** What a path is, following a symbolic link; undefined when it cannot be read (a broken link, no permission). */
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The files to read under each path: regular files with a matching extension, node_modules skipped unless the path is
+ * inside one. Symbolic links are followed; each file and directory is taken once by its real path (no duplicates, no
+ * loops). Only `stat` is asked about anything else: a FIFO, socket or device is listed in `skipped`, never opened.
+ */
+export function listFiles(paths: readonly string[], cwd: string): { files: string[]; skipped: string[] } {
+  const files: string[] = [];
+  const skipped: string[] = [];
+  const seen = new Set<string>();
+  const once = (path: string) => {
+    const real = realpathSync.native(path);
+    if (seen.has(real)) return false;
+    seen.add(real);
+    return true;
+  };
+  const take = (path: string, stats: Stats | undefined) => {
+    if (stats?.isFile()) {
+      if (once(path)) files.push(path);
+    } else if (!stats?.isDirectory() && !skipped.includes(path)) skipped.push(path);
+  };
+  const visit = (dir: string, keepModules: boolean) => {
+    if (!once(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      // readdir says what an entry is without opening it; a link is looked through with stat.
+      const link = entry.isSymbolicLink() ? statOf(full) : undefined;
+      if (link ? link.isDirectory() : entry.isDirectory()) {
         if (entry.name === '.git' || (entry.name === 'node_modules' && !keepModules)) continue;
         visit(full, keepModules);
-      } else if (entry.isFile() && EXTENSIONS.has(extname(entry.name)) && !/\.d\.[mc]?ts$/.test(entry.name)) {
-        out.push(full);
+      } else if (isSource(entry.name)) {
+        take(full, entry.isSymbolicLink() ? link : lstatSync(full));
       }
     }
   };
   for (const p of paths) {
     const full = resolve(cwd, p);
-    const keepModules = full.split(sep).includes('node_modules');
-    if (statSync(full).isDirectory()) visit(full, keepModules);
-    else out.push(full);
+    const stats = statOf(full);
+    if (stats?.isDirectory()) visit(full, full.split(sep).includes('node_modules'));
+    else take(full, stats);
   }
-  return out;
+  return { files, skipped };
 }
 
-/** Runs the audit; returns the exit code: 0 nothing found, 1 found, 2 bad command line or missing ESLint. */
+/**
+ * Runs the audit; returns the exit code: 0 nothing found, 1 found, 2 bad command line, missing ESLint, or nothing
+ * checked (files that could hold a retry were found, none could be parsed).
+ */
 export function audit(args: readonly string[], io: AuditIo, cwd: string = process.cwd()): number {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
@@ -149,47 +190,78 @@ export function audit(args: readonly string[], io: AuditIo, cwd: string = proces
     io.err(`herdless audit needs ${loaded.missing.join(' and ')} in this project; install with: ${INSTALL}\n`);
     return 2;
   }
-  const report = run(listFiles(paths, cwd), cwd, loaded.linter, loaded.tsParser);
+  const { files, skipped } = listFiles(paths, cwd);
+  const report = run(files, skipped, cwd, loaded.linter, loaded.tsParser);
   if (values.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
   else io.out(format(report));
-  return report.findings.length > 0 ? 1 : 0;
+  return nothingChecked(report.summary) ? 2 : report.findings.length > 0 ? 1 : 0;
 }
 
-function run(files: readonly string[], cwd: string, linter: LinterLike, tsParser: unknown): AuditReport {
-  const started = performance.now();
+/** Files that could hold a retry were found, and none of them could be parsed: the audit checked nothing. */
+const nothingChecked = (summary: AuditReport['summary']): boolean =>
+  summary.filesParsed === 0 && summary.unparsable.length > 0;
+
+type SourceType = 'module' | 'commonjs';
+
+/** The flat config for each dialect, built once: ESLint normalises a config on every call it is handed new. */
+function configs(tsParser: unknown): (ext: string, sourceType: SourceType) => unknown {
   const rules = plugin.configs.recommended.rules;
   const plugins = { herdless: plugin };
-  const config = (ext: string, sourceType: 'module' | 'commonjs') => [
-    {
-      files: [`**/*${ext}`],
-      plugins,
-      rules,
-      // An inventory: the project's own inline ESLint comments (other rules, eslint-env) are not read.
-      linterOptions: { noInlineConfig: true, reportUnusedDisableDirectives: 'off' },
-      languageOptions: {
-        ecmaVersion: 'latest',
-        sourceType,
-        ...(TS.has(ext) ? { parser: tsParser } : {}),
-        parserOptions: { ecmaFeatures: { jsx: ext !== '.ts' && ext !== '.mts' && ext !== '.cts' } },
-      },
-    },
-  ];
+  const made = new Map<string, unknown>();
+  return (ext, sourceType) => {
+    const key = `${ext} ${sourceType}`;
+    let config = made.get(key);
+    if (!config) {
+      config = [
+        {
+          files: [`**/*${ext}`],
+          plugins,
+          rules,
+          // An inventory: the project's own inline ESLint comments (other rules, eslint-env) are not read.
+          linterOptions: { noInlineConfig: true, reportUnusedDisableDirectives: 'off' },
+          languageOptions: {
+            ecmaVersion: 'latest',
+            sourceType,
+            ...(TS.has(ext) ? { parser: tsParser } : {}),
+            parserOptions: { ecmaFeatures: { jsx: ext !== '.ts' && ext !== '.mts' && ext !== '.cts' } },
+          },
+        },
+      ];
+      made.set(key, config);
+    }
+    return config;
+  };
+}
+
+function run(
+  files: readonly string[],
+  skipped: readonly string[],
+  cwd: string,
+  linter: LinterLike,
+  tsParser: unknown,
+): AuditReport {
+  const started = performance.now();
+  const config = configs(tsParser);
   const findings: Finding[] = [];
-  const unparsed: string[] = [];
-  let linted = 0;
+  const unparsable: string[] = [];
+  let parsed = 0;
+  let withoutFailurePath = 0;
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    if (!MAY_RETRY.test(text)) continue;
-    linted++;
+    if (!MAY_RETRY.test(text)) {
+      withoutFailurePath++;
+      continue;
+    }
     const ext = extname(file);
     // The name only picks the parser's dialect (and keeps ESLint's own ignores, such as node_modules, out of it).
     const name = `audited${ext}`;
     let messages = linter.verify(text, config(ext, ext === '.cjs' ? 'commonjs' : 'module'), name);
     if (messages.some((m) => m.fatal) && !TS.has(ext)) messages = linter.verify(text, config(ext, 'commonjs'), name);
     if (messages.some((m) => m.fatal)) {
-      unparsed.push(relative(cwd, file));
+      unparsable.push(relative(cwd, file));
       continue;
     }
+    parsed++;
     for (const m of messages) {
       if (m.ruleId?.startsWith('herdless/')) {
         findings.push({
@@ -208,9 +280,11 @@ function run(files: readonly string[], cwd: string, linter: LinterLike, tsParser
   return {
     findings,
     summary: {
-      filesRead: files.length,
-      filesLinted: linted,
-      unparsed,
+      filesScanned: files.length,
+      filesParsed: parsed,
+      filesWithoutFailurePath: withoutFailurePath,
+      unparsable,
+      skipped: skipped.map((f) => relative(cwd, f)),
       loops,
       byRule,
       ms: Math.round(performance.now() - started),
@@ -220,6 +294,8 @@ function run(files: readonly string[], cwd: string, linter: LinterLike, tsParser
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
+const listed = (files: readonly string[]) => `${files.slice(0, 5).join(', ')}${files.length > 5 ? ', ...' : ''}`;
+
 function format(report: AuditReport): string {
   const { summary } = report;
   const lines = report.findings.map((f) => `${f.file}:${f.line}:${f.column}  ${f.rule}  ${f.message}`);
@@ -228,15 +304,20 @@ function format(report: AuditReport): string {
     .map(([rule, n]) => `  ${rule}: ${n}`)
     .sort();
   lines.push(
-    `herdless audit: ${plural(summary.loops, 'retry loop')} with problems in ${plural(summary.filesRead, 'file')}` +
-      ` (${summary.filesLinted} parsed) in ${(summary.ms / 1000).toFixed(1)} s`,
+    `herdless audit: ${plural(summary.loops, 'retry loop')} with problems in ${(summary.ms / 1000).toFixed(1)} s`,
+    `  ${plural(summary.filesScanned, 'file')} scanned: ${summary.filesParsed} parsed,` +
+      ` ${summary.filesWithoutFailurePath} without catch, then or status (no retry possible),` +
+      ` ${summary.unparsable.length} unparsable`,
     ...by,
   );
-  if (summary.unparsed.length > 0) {
-    const shown = summary.unparsed.slice(0, 5).join(', ');
+  if (summary.unparsable.length > 0) {
+    lines.push(`could not parse ${plural(summary.unparsable.length, 'file')}: ${listed(summary.unparsable)}`);
+  }
+  if (summary.skipped.length > 0) {
     lines.push(
-      `could not parse ${plural(summary.unparsed.length, 'file')}: ${shown}${summary.unparsed.length > 5 ? ', ...' : ''}`,
+      `skipped ${plural(summary.skipped.length, 'path')} that ${summary.skipped.length === 1 ? 'is' : 'are'} not a regular file (FIFO, socket, device, broken link): ${listed(summary.skipped)}`,
     );
   }
+  if (nothingChecked(summary)) lines.push('nothing was checked: no file that could hold a retry could be parsed');
   return `${lines.join('\n')}\n`;
 }

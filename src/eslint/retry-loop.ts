@@ -47,7 +47,7 @@ const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
 const RANDOM_NAME = /jitter|random/i;
 const CLASSIFIER_NAME = /retr|transient|recover|fatal|permanent|should|^is|^can|^assert|classif|check|status/i;
 const LIMIT_NAME =
-  /limit|max|attempt|tries|count$|deadline|time[dr]?out|remaining|exhaust|expire|budget|giveup|retriesLeft/i;
+  /limit|max|attempt|tries|count$|deadline|time[dr]?out|remaining|exhaust|expire|budget|giveup|retriesLeft|abort/i;
 const RELATIONAL = new Set(['<', '<=', '>', '>=', '===', '==', '!==', '!=']);
 
 const isClockCall = (node: Node): boolean =>
@@ -312,7 +312,7 @@ function failurePaths(
   direct: readonly Node[],
   nodes: readonly Node[],
   keys: VisitorKeys,
-): { errorNames: Set<string> } | undefined {
+): { errorNames: Set<string>; extra: Node[] } | undefined {
   const body = loop.body as Node;
   const loopTestNames = new Set<string>();
   if (loop.test)
@@ -344,6 +344,7 @@ function failurePaths(
       const failureBack =
         !setsTest((n.handler as Node).body as Node) &&
         !remedies((n.handler as Node).body as Node, keys, '') &&
+        !handsOnError(n, keys) &&
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
       if (successLeaves && failureBack) {
         retry = true;
@@ -359,15 +360,30 @@ function failurePaths(
       const onFalse = alternate ?? tail;
       const [success, failure] = polarity === 'success' ? [consequent, onFalse] : [onFalse, consequent];
       const failureBack = failure.has('continue') || (failure.has('normal') && leadsBack(alternate ? tail : failure));
-      const successLeaves = leaves(success) || (success.has('normal') && leaves(tail));
+      // Success leaves on every path: a success that can go round again is reading or polling, not a retry.
+      const successThen = new Set(success);
+      if (success !== tail && successThen.delete('normal')) for (const k of tail) successThen.add(k);
+      const successLeaves = leaves(successThen) && !leadsBack(successThen);
       if (successLeaves && failureBack && !(failure === consequent && leaves(consequent) && !leadsBack(consequent))) {
         retry = true;
       }
     }
   }
+  // `outer: for (;;) { for (const part of parts) { try {...} catch { continue outer } } return }`: a catch in a
+  // nested loop starts the whole batch again.
+  const extra: Node[] = [];
+  if (loop.parent?.type === 'LabeledStatement') {
+    for (const handler of labelledRetries(loop, (loop.parent.label as Node).name as string, keys)) {
+      retry = true;
+      extra.push(handler, ...owned(handler.body as Node, keys, { skipLoops: true }));
+      const param = handler.param as Node | null;
+      if (param?.type === 'Identifier') errorNames.add(param.name as string);
+    }
+  }
   if (!retry) return undefined;
+  const all = [...nodes, ...extra];
   // `.catch(e => ...)` callbacks' parameters are errors too.
-  for (const n of nodes) {
+  for (const n of all) {
     if (n.type === 'CallExpression' && calleeName(n) === 'catch') {
       const cb = (n.arguments as Node[])[0];
       const p = cb && FUNCTIONS.has(cb.type) ? (cb.params as Node[])[0] : undefined;
@@ -375,7 +391,7 @@ function failurePaths(
     }
   }
   // `lastError = err` carries the error's name on.
-  for (const n of nodes) {
+  for (const n of all) {
     if (
       n.type === 'AssignmentExpression' &&
       (n.right as Node).type === 'Identifier' &&
@@ -385,7 +401,46 @@ function failurePaths(
       errorNames.add((n.left as Node).name as string);
     }
   }
-  return { errorNames };
+  return { errorNames, extra };
+}
+
+/**
+ * The catch clauses, in loops nested in `loop`, that `continue` to its label, when what follows their loop in the
+ * body leaves (the batch done): each is a way back to the whole attempt.
+ */
+function labelledRetries(loop: Node, label: string, keys: VisitorKeys): Node[] {
+  const body = loop.body as Node;
+  const out: Node[] = [];
+  walk(body, keys, (n) => {
+    if (FUNCTIONS.has(n.type)) return false;
+    if (n.type !== 'ContinueStatement' || (n.label as Node | null)?.name !== label) return true;
+    let handler: Node | undefined;
+    let top = n;
+    for (let p = n.parent; p && p !== body; top = p, p = p.parent) {
+      if (!handler && p.type === 'CatchClause') handler = p;
+    }
+    const tail = body.type === 'BlockStatement' ? after(top, body) : [];
+    if (handler && !out.includes(handler) && tail.length > 0 && !leadsBack(sequence(tail, true))) out.push(handler);
+    return true;
+  });
+  return out;
+}
+
+/** The catch stores the error (or something made of it) where the attempt reads it: the next pass handles it. */
+function handsOnError(tryStatement: Node, keys: VisitorKeys): boolean {
+  const handler = tryStatement.handler as Node;
+  const param = handler.param as Node | null;
+  if (param?.type !== 'Identifier') return false;
+  const read = new Set<string>();
+  walk(tryStatement.block as Node, keys, (n) => void (n.type === 'Identifier' && read.add(n.name as string)));
+  return owned(handler.body as Node, keys, { skipLoops: true, skipCallbacks: true }).some(
+    (n) =>
+      n.type === 'AssignmentExpression' &&
+      n.operator === '=' &&
+      (n.left as Node).type === 'Identifier' &&
+      read.has((n.left as Node).name as string) &&
+      mentions(n.right as Node, keys, (m) => m.type === 'Identifier' && m.name === param.name),
+  );
 }
 
 /** Names given a value in `node`: declared (`const res = ...`) or assigned (`res = ...`). */
@@ -403,17 +458,25 @@ function assignedIn(node: Node, keys: VisitorKeys): Set<string> {
   return out;
 }
 
-/** A test on a result: `res`, `!res`, `res !== undefined`, `result != null`, for a name the attempt assigned. */
-function testsResult(test: Node, names: ReadonlySet<string>): boolean {
+/**
+ * A test on a result the attempt assigned: 'success' when it asks whether the result is there (`res`,
+ * `res !== undefined`, `result != null`), 'failure' when it asks whether it is missing (`!res`, `message === null`).
+ */
+function resultPolarity(test: Node, names: ReadonlySet<string>): 'success' | 'failure' | undefined {
   let t = test;
-  while (t.type === 'UnaryExpression' && t.operator === '!') t = t.argument as Node;
+  let present = true;
+  while (t.type === 'UnaryExpression' && t.operator === '!') {
+    present = !present;
+    t = t.argument as Node;
+  }
   if (t.type === 'BinaryExpression' && ['!==', '!=', '===', '=='].includes(t.operator as string)) {
     const empty = (v: Node) =>
       (v.type === 'Literal' && v.value === null) || (v.type === 'Identifier' && v.name === 'undefined');
     const other = empty(t.right as Node) ? (t.left as Node) : empty(t.left as Node) ? (t.right as Node) : undefined;
-    return other?.type === 'Identifier' && names.has(other.name as string);
-  }
-  return t.type === 'Identifier' && names.has(t.name as string);
+    if (other?.type !== 'Identifier' || !names.has(other.name as string)) return undefined;
+    if ((t.operator as string).startsWith('=')) present = !present;
+  } else if (t.type !== 'Identifier' || !names.has(t.name as string)) return undefined;
+  return present ? 'success' : 'failure';
 }
 
 /** Inside the attempt, every way out is taken on success: `if (res.ok) return res`, `if (result) break`. */
@@ -426,7 +489,7 @@ function leavesOnSuccess(block: Node, keys: VisitorKeys): boolean {
     const [yes, no] = [completions(n.consequent as Node, true), completions(n.alternate as Node, true)];
     if (!leaves(yes) && !leaves(no)) continue;
     exits++;
-    const polarity = statusPolarity(n.test as Node) ?? (testsResult(n.test as Node, names) ? 'success' : undefined);
+    const polarity = statusPolarity(n.test as Node) ?? resultPolarity(n.test as Node, names);
     if (polarity === undefined || (polarity === 'success') !== leaves(yes)) return false;
   }
   return exits > 0;
@@ -438,7 +501,9 @@ function tailLeavesOnResult(tryStatement: Node, tail: readonly Node[], keys: Vis
   const names = assignedIn(tryStatement.block as Node, keys);
   return tail.some(
     (n) =>
-      n.type === 'IfStatement' && leaves(completions(n.consequent as Node, true)) && testsResult(n.test as Node, names),
+      n.type === 'IfStatement' &&
+      leaves(completions(n.consequent as Node, true)) &&
+      resultPolarity(n.test as Node, names) === 'success',
   );
 }
 
@@ -487,16 +552,17 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
   const direct = owned(loop.body as Node, keys, { skipLoops: true, skipCallbacks: true });
   const paths = failurePaths(loop, direct, nodes, keys);
   if (!paths) return undefined;
+  const shapeNodes = [...nodes, ...paths.extra];
   const loopParts = [loop.init, loop.test, loop.update].filter(isNode);
   const partNodes = loopParts.flatMap((p) => owned(p, keys, { skipLoops: true }));
-  const names = counters([...partNodes, ...direct]);
+  const names = counters([...partNodes, ...direct, ...paths.extra]);
   if (iterates(loop, direct, partNodes, names)) return undefined;
   return {
     node: loop,
     kind: 'loop',
-    ...waitsIn(nodes, ctx),
-    limited: limitedBy([loop.test].filter(isNode), direct, names, keys),
-    checksError: checksError([loop, ...nodes], paths.errorNames, ctx),
+    ...waitsIn(shapeNodes, ctx),
+    limited: limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys),
+    checksError: checksError([loop, ...shapeNodes], paths.errorNames, ctx),
   };
 }
 
@@ -538,30 +604,47 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
 
 const BOOKKEEPING =
   /log|warn|error|info|debug|trace|print|emit|report|notify|track|record|metric|increment|^push$|^set$|^add$|^on[A-Z]/;
+/** Calls that only look at the error (`isTransient(err)`, `assertRetryable(err)`): not a repair. */
+const LOOKS = /^(is|assert|check|should|can|classif|has)/i;
 
 /**
  * A failure path that first repairs the cause (creates the parent directory, asks for a one-time password, deletes a
- * stale lock, switches to full metadata) is recovery, not a retry: some call there other than a wait, a classifier,
- * logging or the retried call itself, or a flag set on `this`.
+ * stale lock, authorizes, restarts the worker, swaps in a fallback) is recovery, not a retry: some call there other
+ * than a wait, a look at the error, logging or the retried call itself, or a flag set on `this`, or the called
+ * function itself replaced (`alloc = legacy`).
  */
 function remedies(body: Node, keys: VisitorKeys, self: string): boolean {
   return owned(body, keys, { skipLoops: true, skipCallbacks: true }).some((n) => {
     if (n.type === 'AssignmentExpression') {
+      const left = n.left as Node;
       return (
-        (n.left as Node).type === 'MemberExpression' && ((n.left as Node).object as Node).type === 'ThisExpression'
+        (left.type === 'MemberExpression' && (left.object as Node).type === 'ThisExpression') ||
+        (left.type === 'Identifier' && left.name === self)
       );
     }
     if (n.type !== 'CallExpression' || isWaitCall(n)) return false;
     const name = callName(n);
     const statement = n.parent?.type === 'AwaitExpression' ? n.parent.parent : n.parent;
-    const onItsOwn = statement?.type === 'ExpressionStatement' || statement?.type === 'AssignmentExpression';
+    // `refresh();`, `x = await login()`, `const token = await authorize()`: called for what it changes.
+    const onItsOwn =
+      statement?.type === 'ExpressionStatement' ||
+      statement?.type === 'AssignmentExpression' ||
+      (statement?.type === 'VariableDeclarator' && n.parent?.type === 'AwaitExpression');
+    // `e = rewrite(e)`: a value made over from itself (the error reworded) repairs nothing.
+    if (
+      statement?.type === 'AssignmentExpression' &&
+      mentions(n, keys, (m) => refKey(m) !== undefined && refKey(m) === refKey(statement.left as Node))
+    ) {
+      return false;
+    }
     // `mkdirp(dirname(p))`: the function called on something else first repairs the way for the call again.
     if (name === self) return onItsOwn && (n.arguments as Node[]).some((a) => a.type === 'CallExpression');
     return (
       onItsOwn &&
       name !== '' &&
       !BOOKKEEPING.test(name) &&
-      !CLASSIFIER_NAME.test(name) &&
+      !LOOKS.test(name) &&
+      !/retr|transient|fatal|permanent|status/i.test(name) &&
       !/^(throw|fail$|raise|bail)/i.test(name) &&
       refKey((n.callee as Node).type === 'MemberExpression' ? ((n.callee as Node).object as Node) : n) !== 'console'
     );
@@ -578,32 +661,87 @@ function functionName(fn: Node): string | undefined {
   if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') {
     return nameOf(parent.key as Node);
   }
-  return undefined;
-}
-
-/** The enclosing function that `call` calls by name (a self-call), or undefined. */
-export function recursiveCaller(call: Node): Node | undefined {
-  const name = calleeName(call);
-  if (!name) return undefined;
-  for (let p = call.parent; p; p = p.parent) {
-    if (FUNCTIONS.has(p.type) && functionName(p) === name) return p;
+  if (parent?.type === 'AssignmentExpression' && (parent.left as Node).type === 'MemberExpression') {
+    return nameOf((parent.left as Node).property as Node);
   }
   return undefined;
 }
 
-/** Where a node sits on a failure path inside `fn`: a catch clause, a `.catch()` callback, a failure branch. */
-function onFailurePath(node: Node, fn: Node, ctxKeys: VisitorKeys): { errorName?: string } | undefined {
+/**
+ * What a method is called through besides `this`: `client` for a method of `const client = {...}`, `Api` for a static
+ * method of `class Api`, `exports` for `exports.get = function () {}`.
+ */
+function holderName(fn: Node): string | undefined {
+  const parent = fn.parent;
+  if (parent?.type === 'Property' && parent.parent?.type === 'ObjectExpression') {
+    const decl = parent.parent.parent;
+    return decl?.type === 'VariableDeclarator' ? refKey(decl.id as Node) : undefined;
+  }
+  if (parent?.type === 'MethodDefinition' && parent.static) {
+    const cls = parent.parent?.parent;
+    return cls?.id ? refKey(cls.id as Node) : undefined;
+  }
+  if (parent?.type === 'AssignmentExpression' && (parent.left as Node).type === 'MemberExpression') {
+    return refKey(((parent.left as Node).object as Node) ?? parent);
+  }
+  return undefined;
+}
+
+/** Scheduling calls that run a function handed to them: `setTimeout(connect, ms)`, `p.then(start)`. */
+const SCHEDULES = /^(setTimeout|setImmediate|nextTick|queueMicrotask|requestAnimationFrame|then|catch|finally)$/;
+
+/** `call` enters `fn` (named `name`) again: `f()`, `this.f()`, `K.f()`, or `setTimeout(f, ms)` / `.then(f)`. */
+function entersAgain(call: Node, fn: Node, name: string): boolean {
+  const callee = call.callee as Node;
+  if (calleeName(call) === name) {
+    if (callee.type !== 'MemberExpression') return true;
+    const object = callee.object as Node;
+    return object.type === 'ThisExpression' || (refKey(object) !== undefined && refKey(object) === holderName(fn));
+  }
+  return (
+    SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some((a) => a.type === 'Identifier' && a.name === name)
+  );
+}
+
+/** The enclosing function that `call` calls by name (a self-call, or itself handed to a scheduler), or undefined. */
+export function recursiveCaller(call: Node): Node | undefined {
+  const name = calleeName(call);
+  const handed = SCHEDULES.test(name ?? '')
+    ? (call.arguments as Node[]).flatMap((a) => (a.type === 'Identifier' ? [a.name as string] : []))
+    : [];
+  if (!name && handed.length === 0) return undefined;
+  for (let p = call.parent; p; p = p.parent) {
+    if (!FUNCTIONS.has(p.type)) continue;
+    const own = functionName(p);
+    if (own !== undefined && (own === name || handed.includes(own)) && entersAgain(call, p, own)) return p;
+  }
+  return undefined;
+}
+
+const EVENT_FAILURE = new Set(['error', 'close', 'disconnect', 'end']);
+
+/**
+ * Where a node sits on a failure path inside `fn`: a catch clause, a `.catch()` callback, a failure branch, an
+ * `error` or `close` listener. A path that repairs the cause first is not one.
+ */
+function onFailurePath(node: Node, fn: Node, keys: VisitorKeys, name: string): { errorName?: string } | undefined {
   let child = node;
   for (let p = node.parent; p && child !== fn; child = p, p = p.parent) {
     if (p.type === 'CatchClause' && child === p.body) {
-      if (remedies(p.body as Node, ctxKeys, functionName(fn) as string)) return undefined;
+      if (remedies(p.body as Node, keys, name)) return undefined;
       const param = p.param as Node | null;
       return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
     }
     if (FUNCTIONS.has(child.type) && p.type === 'CallExpression' && (p.arguments as Node[]).includes(child)) {
-      const name = calleeName(p);
+      const callee = calleeName(p);
       const args = p.arguments as Node[];
-      if (name === 'catch' || (name === 'then' && args[1] === child)) {
+      const event = args[0]?.type === 'Literal' ? String(args[0].value) : '';
+      if (
+        callee === 'catch' ||
+        (callee === 'then' && args[1] === child) ||
+        (/^(on|once|addListener|addEventListener)$/.test(callee ?? '') && EVENT_FAILURE.has(event))
+      ) {
+        if (remedies(child.body as Node, keys, name)) return undefined;
         const param = (child.params as Node[])[0];
         return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
       }
@@ -611,7 +749,7 @@ function onFailurePath(node: Node, fn: Node, ctxKeys: VisitorKeys): { errorName?
     if (p.type === 'IfStatement' && child !== p.test) {
       const polarity = statusPolarity(p.test as Node);
       if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
-        return {};
+        return remedies(child, keys, name) ? undefined : {};
       }
     }
   }
@@ -627,37 +765,98 @@ export function retryRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   return shape;
 }
 
+const paramName = (p: Node | undefined): string | undefined => {
+  const target = p?.type === 'AssignmentPattern' ? (p.left as Node) : p;
+  return target?.type === 'Identifier' ? (target.name as string) : undefined;
+};
+
+/**
+ * The self-call passes something else where a parameter was (`realPath(parent)`, `resolve(dirname(p))`, `f(url,
+ * undefined)`): it walks to another input or falls back, it does not try the same call again. Arithmetic on the
+ * parameter (`n - 1`) and the error (`lastError`) keep it the same call.
+ */
+function changesInput(call: Node, fn: Node, keys: VisitorKeys): boolean {
+  const params = (fn.params as Node[]).map(paramName);
+  const derived = new Map<string, Node>();
+  for (const n of owned(fn.body as Node, keys, { skipLoops: false, skipCallbacks: true })) {
+    if (n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' && n.init) {
+      derived.set((n.id as Node).name as string, n.init as Node);
+    }
+  }
+  const walksFrom = (expr: Node, param: string, depth: number): boolean => {
+    if (depth > 4) return false;
+    if (expr.type === 'Identifier') {
+      const init = derived.get(expr.name as string);
+      return init !== undefined && walksFrom(init, param, depth + 1);
+    }
+    if (expr.type === 'AwaitExpression') return walksFrom(expr.argument as Node, param, depth);
+    if (expr.type !== 'CallExpression' && expr.type !== 'MemberExpression') return false;
+    if (
+      expr.type === 'CallExpression' &&
+      (isWaitCall(expr) || refKey(((expr.callee as Node).object as Node) ?? expr) === 'Math')
+    ) {
+      return false;
+    }
+    return mentions(expr, keys, (m) => m.type === 'Identifier' && (m.name === param || derived.has(m.name as string)));
+  };
+  return (call.arguments as Node[]).some((a, i) => {
+    const param = params[i];
+    if (param === undefined || (a.type === 'Identifier' && a.name === param)) return false;
+    const empty =
+      (a.type === 'Identifier' && a.name === 'undefined') ||
+      (a.type === 'Literal' && a.value === null) ||
+      (a.type === 'UnaryExpression' && a.operator === 'void');
+    return empty || walksFrom(a, param, 0);
+  });
+}
+
+/** It takes the next item off a queue or a stream (`stack.pop()`, `reader.read()`): each call handles another. */
+const CONSUMES = /^(pop|shift|dequeue|read|readMessage|take)$/;
+
+/** The attempt only waits for an event or a timer (`await once(child, 'exit')`): waiting again is not retrying. */
+function onlyWaits(block: Node, keys: VisitorKeys): boolean {
+  const calls = owned(block, keys, { skipLoops: true, skipCallbacks: true }).filter((n) => n.type === 'CallExpression');
+  return calls.length > 0 && calls.every((c) => isWaitCall(c) || /^(once|waitForEvent)$/.test(callName(c)));
+}
+
 function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   // Only reached through recursiveCaller, which found the name.
   const name = functionName(fn) as string;
   const { keys } = ctx;
   const nodes = owned(fn.body as Node, keys, { skipLoops: false });
   const errorNames = new Set<string>();
-  let retry = false;
+  const again: Node[] = [];
   for (const n of nodes) {
-    if (n.type !== 'CallExpression' || calleeName(n) !== name) continue;
-    const callee = n.callee as Node;
-    if (callee.type === 'MemberExpression' && (callee.object as Node).type !== 'ThisExpression') continue;
-    const path = onFailurePath(n, fn, keys);
-    if (!path) continue;
-    retry = true;
+    if (n.type !== 'CallExpression' || !entersAgain(n, fn, name)) continue;
+    // `catch (e) { throw (setTimeout(flush, 0), e) }`: the failure goes to the caller; the rest of the work goes on.
+    if (n.parent?.type === 'SequenceExpression' && n.parent.parent?.type === 'ThrowStatement') continue;
+    const path = onFailurePath(n, fn, keys, name);
+    if (!path || (calleeName(n) === name && changesInput(n, fn, keys))) continue;
+    again.push(n);
     if (path.errorName) errorNames.add(path.errorName);
   }
-  if (!retry) return undefined;
-  const params = new Set(
-    (fn.params as Node[]).flatMap((p) => {
-      const target = p.type === 'AssignmentPattern' ? (p.left as Node) : p;
-      return target.type === 'Identifier' ? [target.name as string] : [];
-    }),
-  );
+  if (again.length === 0) return undefined;
+  const params = new Set((fn.params as Node[]).flatMap((p) => paramName(p) ?? []));
   for (const c of counters(nodes)) params.add(c);
-  if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && params.has(refKey(n.property as Node) ?? ''))) {
+  const counterKey = (n: Node) => refKey(n.type === 'UpdateExpression' ? (n.argument as Node) : n) ?? '';
+  if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && params.has(counterKey(n.property as Node)))) {
     return undefined; // `parsers[index]`: it tries the next item of a list, not the same call again
   }
+  if (
+    nodes.some(
+      (n) => n.type === 'CallExpression' && n.parent?.type !== 'ExpressionStatement' && CONSUMES.test(callName(n)),
+    )
+  ) {
+    return undefined; // `while ((item = stack.pop()))`: it works through a queue
+  }
+  const attempts = nodes.filter((n) => n.type === 'TryStatement' && n.handler);
+  if (attempts.length > 0 && attempts.every((t) => onlyWaits(t.block as Node, keys))) return undefined;
+  // The self-call is not a wait, even when its name says wait (`waitForExit()`).
+  const others = nodes.filter((n) => !(again.includes(n) && calleeName(n) === name));
   return {
     node: fn,
     kind: 'recursion',
-    ...waitsIn(nodes, ctx),
+    ...waitsIn(others, ctx),
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
     checksError: checksError(nodes, errorNames, ctx),
   };

@@ -25,11 +25,12 @@ function options(sample: Sample) {
   };
 }
 
-/** The line of the `// <-` mark: where every report on the sample goes. */
-function markedLine(sample: Sample): number {
-  const line = sample.code.split('\n').findIndex((l) => l.includes('// <-'));
-  if (line < 0) throw new Error(`sample '${sample.name}' finds ${sample.finds.join(', ')} but has no // <- mark`);
-  return line + 1;
+/** The lines of the `// <-` marks: where the reports on the sample go (one per marked retry). */
+function markedLines(sample: Sample): number[] {
+  const lines = sample.code.split('\n').flatMap((l, i) => (l.includes('// <-') ? [i + 1] : []));
+  if (lines.length === 0)
+    throw new Error(`sample '${sample.name}' finds ${sample.finds.join(', ')} but has no // <- mark`);
+  return lines;
 }
 
 const names = Object.keys(herdless.rules) as RuleName[];
@@ -39,7 +40,12 @@ for (const rule of names) {
     valid: samples.filter((s) => !s.finds.includes(rule)).map((s) => ({ name: s.name, code: s.code, ...options(s) })),
     invalid: samples
       .filter((s) => s.finds.includes(rule))
-      .map((s) => ({ name: s.name, code: s.code, ...options(s), errors: [{ messageId: rule, line: markedLine(s) }] })),
+      .map((s) => ({
+        name: s.name,
+        code: s.code,
+        ...options(s),
+        errors: markedLines(s).map((line) => ({ messageId: rule, line })),
+      })),
   });
 }
 

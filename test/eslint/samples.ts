@@ -859,4 +859,339 @@ async function firstValue(read) {
   }
 }`,
   },
+
+  // From the audit of real code (node_modules): look-alikes that are not retries, minimised.
+  {
+    name: 'not a retry: disposing a stack, a rejected disposal handed on (tslib __disposeResources)',
+    finds: [],
+    code: `
+function disposeAll(stack, fail) {
+  let item;
+  function next() {
+    while ((item = stack.pop())) {
+      try {
+        const result = item.dispose();
+        if (item.async) return Promise.resolve(result).then(next, (e) => { fail(e); return next(); });
+      } catch (e) {
+        fail(e);
+      }
+    }
+  }
+  return next();
+}`,
+  },
+  {
+    name: 'not a retry: a minified generator state machine, the caught error stored in the op it switches on',
+    finds: [],
+    code: `
+function step(s) {
+  for (; o && ((o = 0), s[0] && (n = 0)), n; )
+    try {
+      if (((r = 1), i && (a = s[0] & 2 ? i.return : i.next) && !(a = a.call(i, s[1])).done)) return a;
+      switch (((i = 0), a && (s = [s[0] & 2, a.value]), s[0])) {
+        case 4:
+          return n.label++, { value: s[1], done: !1 };
+        default:
+          if (!(a = n.trys)) { n = 0; continue; }
+      }
+      s = t.call(e, n);
+    } catch (c) {
+      (s = [6, c]), (i = 0);
+    } finally {
+      r = a = 0;
+    }
+}`,
+  },
+  {
+    name: 'not a retry: listening again after an error event (execa)',
+    finds: [],
+    code: `
+const waitForExit = async (child) => {
+  try {
+    return await once(child, 'exit');
+  } catch {
+    return waitForExit(child);
+  }
+};`,
+  },
+  {
+    name: 'not a retry: a work loop that hands the caught value to its next pass (minified React)',
+    finds: [],
+    code: `
+function work(root, thrown) {
+  for (;;) {
+    try {
+      if (thrown !== null) handle(root, thrown);
+      perform(root);
+    } catch (e) {
+      thrown = e;
+      continue;
+    }
+    break;
+  }
+}`,
+  },
+  {
+    name: 'not a retry: resolving a path through its parent (recursion on another argument)',
+    finds: [],
+    code: `
+async function realPath(p) {
+  try {
+    return await fs.realpath(p);
+  } catch (e) {
+    const parent = path.dirname(p);
+    if (e.code !== 'ENOENT' || parent === p) throw e;
+    return path.join(await realPath(parent), path.basename(p));
+  }
+}`,
+  },
+  {
+    name: 'not a retry: a fallback implementation swapped in on failure',
+    finds: [],
+    code: `
+function alloc(size) {
+  alloc = modern;
+  try {
+    return alloc(size);
+  } catch (e) {
+    alloc = legacy;
+    return alloc(size);
+  }
+}`,
+  },
+  {
+    name: 'not a retry: the call again without the headers (a CORS fallback)',
+    finds: [],
+    code: `
+async function fetchWithFallback(url, headers) {
+  try {
+    return await fetch(url, { headers });
+  } catch (error) {
+    if (error instanceof TypeError && headers) return fetchWithFallback(url, undefined);
+    throw error;
+  }
+}`,
+  },
+  {
+    name: 'not a retry: authorize on a 401, then send again (a repair on the failure status)',
+    finds: [],
+    code: `
+class Transport {
+  async send(message) {
+    const res = await fetch(this.url, { method: 'POST', body: JSON.stringify(message) });
+    if (!res.ok) {
+      if (res.status === 401 && this.auth) {
+        const result = await authorize(this.auth);
+        if (result !== 'AUTHORIZED') throw new Error('unauthorized');
+        return this.send(message);
+      }
+      throw new Error('HTTP ' + res.status);
+    }
+  }
+}`,
+  },
+  {
+    name: 'not a retry: restart the worker process, then run again (a recover step first)',
+    lang: 'ts',
+    finds: [],
+    code: `
+class RetryRejected {
+  async run<T>(act: () => Promise<T>, attemptsLeft = 2, lastError?: unknown): Promise<T | string> {
+    if (attemptsLeft > 0) {
+      try {
+        return await act();
+      } catch (error) {
+        await this.recover();
+        return this.run(act, attemptsLeft - 1, error);
+      }
+    }
+    return String(lastError);
+  }
+}`,
+  },
+  {
+    name: 'not a retry: reading messages until the buffer is empty, errors reported',
+    finds: [],
+    code: `
+function drain(buffer, onMessage, onError) {
+  while (true) {
+    try {
+      const message = buffer.readMessage();
+      if (message === null) break;
+      onMessage(message);
+    } catch (error) {
+      onError(error);
+    }
+  }
+}`,
+  },
+  {
+    name: 'not a retry: reading a stream, waiting once for a slow chunk',
+    finds: [],
+    code: `
+async function readSome(reader, values) {
+  let max = 2;
+  for (let i = 0; i < max; i++) {
+    const chunk = await reader.read().catch(() => undefined);
+    if (!chunk) {
+      if (i === 1) {
+        await new Promise((r) => setTimeout(r));
+        max = 3;
+        continue;
+      }
+      break;
+    }
+    values.push(chunk.value);
+    if (chunk.done) break;
+  }
+}`,
+  },
+  {
+    name: 'not a retry: subscribing to the next source after an error (rxjs onErrorResumeNext)',
+    finds: [],
+    code: `
+function resumeNext(sources, subscriber) {
+  let index = 0;
+  const subscribeNext = () => {
+    if (index < sources.length) {
+      let source;
+      try {
+        source = from(sources[index++]);
+      } catch (err) {
+        subscribeNext();
+        return;
+      }
+      source.subscribe({ complete: subscribeNext, error: subscribeNext });
+    } else subscriber.complete();
+  };
+  subscribeNext();
+}`,
+  },
+  {
+    name: "a socket loop with a fixed wait, bounded by the caller's abort (playwright android)",
+    finds: ['require-jitter'],
+    code: `
+async function connectSocket(device, name, progress) {
+  let socket;
+  while (!socket) { // <-
+    try {
+      socket = await device.open(name);
+    } catch (e) {
+      if (isAbortError(e)) throw e;
+      await progress.wait(250);
+    }
+  }
+  return socket;
+}`,
+  },
+  {
+    name: 'not a retry: a scheduler that defers the rest of its queue and rethrows (React scheduler)',
+    finds: [],
+    code: `
+let pending = null;
+const flush = function () {
+  if (pending !== null) {
+    try {
+      pending(true, now());
+      pending = null;
+    } catch (e) {
+      throw (setTimeout(flush, 0), e);
+    }
+  }
+};`,
+  },
+  // Shapes the first audit missed.
+  {
+    name: 'a reset retried with a doubling backoff, the error reworded first (playwright fetch)',
+    finds: ['require-jitter'],
+    code: `
+async function sendWithRetries(send, maxRetries) {
+  let backoff = 250;
+  for (let i = 0; i <= maxRetries; i++) { // <-
+    try {
+      return await send();
+    } catch (e) {
+      e = reword(e);
+      if (i === maxRetries || e.code !== 'ECONNRESET') throw e;
+      await wait(backoff);
+      backoff *= 2;
+    }
+  }
+}`,
+  },
+  {
+    name: 'a reconnect: the promise chain schedules itself again after a failure',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function start(client) { // <-
+  client
+    .connect()
+    .then(onReady)
+    .catch(() => new Promise((r) => setTimeout(r, 2000)).then(() => start(client)));
+}`,
+  },
+  {
+    name: 'a reconnect: setTimeout handed the function itself, from .catch() and from a close event',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function listen() { // <-
+  const ws = new WebSocket(url);
+  ws.on('close', () => setTimeout(listen, 1000));
+}
+function subscribe() { // <-
+  stream.open().catch(() => setTimeout(subscribe, 5000));
+}`,
+  },
+  {
+    name: 'a labelled continue from a catch restarts the whole batch',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+async function uploadAll(parts) {
+  outer: for (;;) { // <-
+    for (const part of parts) {
+      try {
+        await upload(part);
+      } catch (err) {
+        await sleep(1000);
+        continue outer;
+      }
+    }
+    return;
+  }
+}`,
+  },
+  {
+    name: 'recursion through the object that holds the method (K.f()), and through this.f()',
+    lang: 'ts',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+const client = {
+  async get(url: string): Promise<Response> { // <-
+    try {
+      return await fetch(url);
+    } catch {
+      await sleep(500);
+      return client.get(url);
+    }
+  },
+};
+class Api {
+  static async load(id: string): Promise<unknown> { // <-
+    try {
+      return await fetch('/items/' + id);
+    } catch {
+      await sleep(500);
+      return Api.load(id);
+    }
+  }
+  async fetchData(): Promise<unknown> { // <-
+    try {
+      return await fetch('/data');
+    } catch {
+      await sleep(1000);
+      return this.fetchData();
+    }
+  }
+}`,
+  },
 ];
