@@ -91,8 +91,8 @@ export class Watch<C = unknown> {
   /** Subscribes, once; if the signal aborted before that, does now what the abort would have done. */
   listen(): void {
     if (this.#unsubscribe !== undefined) return;
-    if (this.signal.aborted) return this.fire();
-    this.#unsubscribe = subscribe(this.signal, this);
+    if (this.signal.aborted) this.fire();
+    else this.#unsubscribe = subscribe(this.signal, this);
   }
 
   /** Called by the registry when the signal aborts. */
