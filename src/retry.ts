@@ -64,7 +64,8 @@ class Attempt implements RetryContext {
  *
  * Nothing is left behind: every timer is cleared and every listener removed when the call settles, and an abandoned
  * attempt that rejects later is ignored. Nothing is allocated for what a call does not use: no timer without a
- * timeout, no AbortController unless `fn` reads `signal`, no `setTimeout` for a delay of 0. A caller's signal shared
+ * timeout, no AbortController unless `fn` reads `signal`, no `setTimeout` for a delay of 0, and neither a timer nor a
+ * listener on the caller's signal for an attempt whose promise has settled by the next microtask (a cache hit). A caller's signal shared
  * by any number of concurrent calls holds one listener of herdless's, whatever their number.
  *
  * It never starves the event loop: consecutive retries with no delay (`baseMs: 0`) yield to timers and I/O with a
