@@ -3,8 +3,8 @@
  * not. Each task runs in `node --single-threaded` (V8 compiles on the main thread, so when code gets optimised does not
  * depend on timing) under callgrind twice, with 0 and with 20,000 measured calls after the same 20,000 warm-up calls;
  * the difference divided by 20,000 is the task's cost. That difference moves by up to 15% from one pair of runs to
- * the next (when the garbage collector runs shifts), so each task is measured three times and the median printed,
- * with the range. Needs valgrind (Debian: apt-get install valgrind).
+ * the next (when the garbage collector runs shifts), so each task is measured three times (HERDLESS_BENCH_REPEAT) and the
+ * median printed, with the range. Needs valgrind (Debian: apt-get install valgrind).
  * Run: npm run build && node bench/instructions.mjs [task ...]   (about three minutes a task)
  */
 import { execFileSync } from 'node:child_process';
@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { failsTwice, handWritten, succeed } from './fixtures.mjs';
 
 const N = 20_000;
+/** Pairs of runs per task (the median is printed): HERDLESS_BENCH_REPEAT, default 3. */
+const REPEAT = Number(process.env.HERDLESS_BENCH_REPEAT ?? 3);
 
 async function tasks() {
   const { createPolicy, retry } = await import('../dist/index.js');
@@ -60,8 +62,9 @@ if (process.argv[3] !== undefined) await child(process.argv[2], Number(process.a
 else {
   const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(await tasks());
   for (const name of names) {
-    const runs = [0, 1, 2].map(() => Math.round((instructions(name, N) - instructions(name, 0)) / N));
-    const [low, median, high] = runs.sort((a, b) => a - b);
+    const runs = Array.from({ length: REPEAT }, () => Math.round((instructions(name, N) - instructions(name, 0)) / N));
+    runs.sort((a, b) => a - b);
+    const [low, median, high] = [runs[0], runs[(REPEAT - 1) >> 1], runs[REPEAT - 1]];
     console.log(`${name.padEnd(28)} ${String(median).padStart(7)} instructions per call (${low}-${high})`);
   }
 }
