@@ -1,6 +1,13 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createPolicy, type RetryContext, RetryError, type RetryEvent, retry } from '../src/index';
+import {
+  createCircuitBreaker,
+  createPolicy,
+  type RetryContext,
+  RetryError,
+  type RetryEvent,
+  retry,
+} from '../src/index';
 import { draws, seeded, settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -581,6 +588,96 @@ describe('retry: abort', () => {
     expect(add).toHaveBeenCalledTimes(1);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('an abort while already listening, before the pending attempt is waited on, still lands (review)', async () => {
+    const why = new Error('shutdown');
+    // fn reads its signal (so the call listens at once) and aborts before returning a promise that never settles.
+    const first = new AbortController();
+    const run1 = settle(
+      retry(
+        (ctx) => {
+          void ctx.signal;
+          first.abort(why);
+          return new Promise(() => {});
+        },
+        { signal: first.signal, timeoutMs: 100 },
+      ),
+    );
+    // The second attempt aborts in a microtask, after an earlier attempt made the call listen.
+    const second = new AbortController();
+    const run2 = settle(
+      retry(
+        (ctx) => {
+          if (ctx.attempt === 1) return new Promise((_, reject) => setTimeout(reject, 5, new Error('flaky')));
+          queueMicrotask(() => second.abort(why));
+          return new Promise(() => {});
+        },
+        { signal: second.signal, baseMs: 0, timeoutMs: 1_000, isTransient: () => true },
+      ),
+    );
+    // isTransient aborts in a microtask and never settles.
+    const third = new AbortController();
+    const run3 = settle(
+      retry(
+        (ctx) => {
+          void ctx.signal;
+          throw new Error('flaky');
+        },
+        {
+          signal: third.signal,
+          isTransient: () => {
+            queueMicrotask(() => third.abort(why));
+            return new Promise<boolean>(() => {});
+          },
+        },
+      ),
+    );
+    await fake.clock.tickAsync(5);
+    for (const run of [run1, run2, run3])
+      expect(run.result).toEqual({ status: 'rejected', value: undefined, reason: why });
+    expect(fake.clock.countTimers()).toBe(0);
+    for (const c of [first, second, third]) expect(getEventListeners(c.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('reading the signal of a context after its call settled does not subscribe again (review: a leak)', async () => {
+    const controller = new AbortController();
+    const kept: RetryContext[] = [];
+    for (let i = 0; i < 3; i++) {
+      await retry(
+        (ctx) => {
+          kept.push(ctx);
+          return i;
+        },
+        { signal: controller.signal },
+      );
+    }
+    for (const ctx of kept) expect(ctx.signal.aborted).toBe(false);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    controller.abort('later');
+    for (const ctx of kept) expect(ctx.signal.aborted).toBe(false); // the calls are over: nothing of theirs to stop
+  });
+
+  it('an abort from a hook that runs after the last check (retryAfter, onStateChange) still wins (review)', async () => {
+    const why = new Error('shutdown');
+    const a = new AbortController();
+    const byReader = retry(
+      () => {
+        throw Object.assign(new Error('busy'), { status: 503 });
+      },
+      { signal: a.signal, maxAttempts: 1, retryAfter: () => void a.abort(why) },
+    );
+    await expect(byReader).rejects.toBe(why);
+    const b = new AbortController();
+    const breaker = createCircuitBreaker({
+      consecutiveFailures: 1,
+      onStateChange: ({ to }) => {
+        if (to === 'closed') b.abort(why);
+      },
+    });
+    await expect(retry(() => Promise.reject(new Error('down')), { breaker, maxAttempts: 1 })).rejects.toThrow();
+    await fake.clock.tickAsync(5_000); // half-open: the next call is the probe, and its success closes the breaker
+    await expect(retry(async () => 'ok', { breaker, signal: b.signal })).rejects.toBe(why);
   });
 
   it('an abort between the attempt returning a pending promise and the call listening still lands', async () => {
