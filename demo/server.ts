@@ -23,11 +23,19 @@ export interface CapacityServerOptions {
   readonly windowMs: number;
 }
 
+/** The request header that carries a request's id (see {@link CapacityServer.reads}). */
+export const REQUEST_ID = 'x-demo-request';
+
 export class CapacityServer {
   /** Requests that arrived in each window, from the start. */
   readonly load: number[] = [];
   /** Requests that arrived in all. */
   received = 0;
+  /**
+   * How many times each request id (the {@link REQUEST_ID} header, `''` when it has none) arrived: once each when
+   * nothing is counted twice.
+   */
+  readonly reads = new Map<string, number>();
   /** Requests answered to a client that was still waiting. */
   served = 0;
   /** Requests worked on after their client had given up (closed the connection): wasted work. */
@@ -59,6 +67,7 @@ export class CapacityServer {
     this.#busyUntil = 0;
     this.load.length = 0;
     this.received = 0;
+    this.reads.clear();
     this.served = 0;
     this.wasted = 0;
   }
@@ -80,6 +89,8 @@ export class CapacityServer {
     const o = this.#o;
     const now = performance.now() - this.#start;
     this.received++;
+    const id = String(req.headers[REQUEST_ID] ?? '');
+    this.reads.set(id, (this.reads.get(id) ?? 0) + 1);
     const w = Math.max(0, Math.floor(now / o.windowMs));
     while (this.load.length <= w) this.load.push(0);
     this.load[w] = (this.load[w] as number) + 1;

@@ -88,11 +88,21 @@ export interface DemoFigures {
   /** Attempts the clients made (fetch calls). */
   readonly attempts: number;
   /**
-   * Requests that left the clients (written to a socket) and those the server received: equal when nothing was lost.
-   * Fewer than `attempts` when a machine too busy to connect in time abandoned some before they left.
+   * Requests that left the clients (written to a socket) and those the server received: `sent` is `received` plus
+   * `abandonedInFlight` when nothing was lost. `sent` is fewer than `attempts` when a machine too busy to connect in
+   * time abandoned some before they left.
    */
   readonly sent: number;
   readonly received: number;
+  /**
+   * Requests written to a socket whose client then aborted the attempt (it timed out) and closed the connection before
+   * the server read them, so the server never saw them: real network behaviour, not a lost count. Matched by id.
+   */
+  readonly abandonedInFlight: number;
+  /** Requests written and never read whose attempt the client did not abort: 0 on a sound run. */
+  readonly lost: number;
+  /** Requests the server read that no client wrote, or read more often than written: 0 on a sound run. */
+  readonly unexpected: number;
   /** Requests arriving from the slowdown's start to the end of traffic, over what the server can serve then. */
   readonly amplification: number;
   /** The share of logical requests that succeeded. */
