@@ -95,8 +95,10 @@ export interface DemoFigures {
   readonly sent: number;
   readonly received: number;
   /**
-   * Requests written to a socket whose client then aborted the attempt (it timed out) and closed the connection before
-   * the server read them, so the server never saw them: real network behaviour, not a lost count. Matched by id.
+   * Requests written to a socket whose client then aborted the attempt (it timed out) and closed the connection, and
+   * that the server had not read when it went quiet after the lane's calls ended (it waits up to an attempt timeout
+   * without a read): a request abandoned in flight, not a lost count. Matched by id; usually 0, as the server still
+   * reads a request from a connection its client closed.
    */
   readonly abandonedInFlight: number;
   /** Requests written and never read whose attempt the client did not abort: 0 on a sound run. */
