@@ -154,14 +154,14 @@ export interface Matching {
 
 /**
  * Matches the ids the clients wrote (`written`, once per request written to a socket) against the times the server
- * read each (`reads`). A request written once, never read, and whose attempt the client aborted was abandoned in
- * flight: the client closed its connection before the server read it. Any other request written and not read is
- * lost; a read of an id never written, or of one more often than it was written, is unexpected; a request without an
- * id cannot be matched, so it counts as lost (written) or unexpected (read).
+ * read each (`reads`). A request written once and never read is abandoned in flight if it is in `abandoned` (its
+ * client aborted the attempt, and the server read its connection to the end without finding it). Any other request
+ * written and not read is lost; a read of an id never written, or of one more often than it was written, is
+ * unexpected; a request without an id cannot be matched, so it counts as lost (written) or unexpected (read).
  */
 export function matchRequests(
   written: readonly string[],
-  aborted: ReadonlySet<string>,
+  abandoned: ReadonlySet<string>,
   reads: ReadonlyMap<string, number>,
 ): Matching {
   const times = new Map<string, number>();
@@ -174,7 +174,7 @@ export function matchRequests(
     const r = reads.get(id) ?? 0;
     if (id === '') [lost, unexpected] = [lost + w, unexpected + r];
     else if (r > w) unexpected += r - w;
-    else if (w === 1 && r === 0 && aborted.has(id)) abandonedInFlight++;
+    else if (w === 1 && r === 0 && abandoned.has(id)) abandonedInFlight++;
     else lost += w - r;
   }
   return { abandonedInFlight, lost, unexpected };
@@ -185,25 +185,24 @@ async function turns(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** How long a lane waits at most for its server to read what its clients wrote, in ms (see {@link caughtUp}). */
+const CATCH_UP_MS = 15_000;
+
 /**
- * Waits until `server` has read every id in `written`, or has read nothing for `quietMs`. When a lane's calls end, the
- * server (on the same thread) may not yet have read requests still in its sockets' buffers, those of attempts whose
- * client closed the connection right after writing them among them: on a loaded machine, hundreds. One that never
- * reaches it must not hold the lane forever. Quiet is judged after a few turns of the loop's I/O, so that a timer
- * made late by a stalled thread does not end the wait while reads are pending. Leaves no timer behind.
+ * Waits until `server` has read every request in `written` (id and the client port it was written from), or closed
+ * the connection it was written on (so it read all it ever will of it), for at most {@link CATCH_UP_MS}. When a lane's
+ * calls end, the server, on the same thread, may not have read everything yet: on a machine loaded by two busy loops
+ * it accepted connections seconds after the clients had connected and written on them (median 4 to 6 s, at most
+ * 8 s), with no packet dropped or resent by the kernel. Leaves no timer behind.
  */
 async function caughtUp(
   server: CapacityServer,
-  written: readonly string[],
-  quietMs: number,
+  written: readonly (readonly [string, number])[],
   signal: AbortSignal,
 ): Promise<void> {
-  let seen = -1;
-  let since = 0;
-  for (;;) {
-    if (written.every((id) => server.reads.has(id))) return;
-    if (server.received !== seen) [seen, since] = [server.received, performance.now()];
-    else if (performance.now() - since >= quietMs) return;
+  const from = performance.now();
+  const settled = ([id, port]: readonly [string, number]) => server.reads.has(id) || server.closedPorts.has(port);
+  while (!written.every(settled) && performance.now() - from < CATCH_UP_MS) {
     await sleep(20, signal);
     await turns(3);
   }
@@ -247,7 +246,7 @@ export async function runLane(
   const good = [...demand];
   const latencies: number[] = [];
   let attempts = 0;
-  const written: string[] = [];
+  const written: [id: string, port: number][] = [];
   const aborted = new Set<string>();
   const tally: Tally = { next: () => String(++attempts), aborted: (id) => void aborted.add(id) };
   let refused = 0;
@@ -260,8 +259,12 @@ export async function runLane(
   // client. The channel gives the headers as written, so the request's id.
   const host = new URL(url).origin;
   const onHeaders = (message: unknown) => {
-    const { request, headers } = message as { request?: { origin?: unknown }; headers?: unknown };
-    if (request?.origin === host) written.push(requestId(String(headers)));
+    const { request, headers, socket } = message as {
+      request?: { origin?: unknown };
+      headers?: unknown;
+      socket?: { localPort?: number };
+    };
+    if (request?.origin === host) written.push([requestId(String(headers)), socket?.localPort ?? -1]);
   };
 
   const one = async (startMs: number) => {
@@ -308,7 +311,11 @@ export async function runLane(
     unsubscribe('undici:client:sendHeaders', onHeaders);
   }
   signal.throwIfAborted();
-  await caughtUp(server, written, s.attemptTimeoutMs, signal);
+  await caughtUp(server, written, signal);
+  // Abandoned in flight: aborted by its client, not read, and its connection read to the end.
+  const abandoned = new Set(
+    written.filter(([id, port]) => aborted.has(id) && server.closedPorts.has(port)).map(([id]) => id),
+  );
 
   const from = Math.floor(s.warmupMs / s.chartWindowMs);
   const to = Math.ceil(endMs / s.chartWindowMs);
@@ -320,7 +327,11 @@ export async function runLane(
     attempts,
     sent: written.length,
     received: server.received,
-    ...matchRequests(written, aborted, server.reads),
+    ...matchRequests(
+      written.map(([id]) => id),
+      abandoned,
+      server.reads,
+    ),
     amplification: offered / ((s.capacity * (endMs - s.warmupMs)) / 1_000),
     goodput: starts.length === 0 ? 1 : latencies.length / starts.length,
     recoveryMs: recovery === null ? null : recovery * s.recoveryWindowMs,

@@ -36,6 +36,12 @@ export class CapacityServer {
    * nothing is counted twice.
    */
   readonly reads = new Map<string, number>();
+  /**
+   * The client ports of the connections that have closed at the server: it read each to its end (a client that closes
+   * a connection sends its end after its requests), so a request written on one and not read never will be. A port is
+   * not reused for a new connection to this server while the client holds the old one in TIME_WAIT (60 s).
+   */
+  readonly closedPorts = new Set<number>();
   /** Requests answered to a client that was still waiting. */
   served = 0;
   /** Requests worked on after their client had given up (closed the connection): wasted work. */
@@ -50,6 +56,10 @@ export class CapacityServer {
   constructor(options: CapacityServerOptions) {
     this.#o = options;
     this.#server.keepAliveTimeout = 60_000;
+    this.#server.on('connection', (socket) => {
+      const port = socket.remotePort;
+      if (port !== undefined) socket.once('close', () => this.closedPorts.add(port));
+    });
   }
 
   /** Listens on a free port of 127.0.0.1 and resolves with the URL to call. Time 0 is set by `begin`. */
@@ -68,6 +78,7 @@ export class CapacityServer {
     this.load.length = 0;
     this.received = 0;
     this.reads.clear();
+    this.closedPorts.clear();
     this.served = 0;
     this.wasted = 0;
   }

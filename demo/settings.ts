@@ -96,9 +96,9 @@ export interface DemoFigures {
   readonly received: number;
   /**
    * Requests written to a socket whose client then aborted the attempt (it timed out) and closed the connection, and
-   * that the server had not read when it went quiet after the lane's calls ended (it waits up to an attempt timeout
-   * without a read): a request abandoned in flight, not a lost count. Matched by id; usually 0, as the server still
-   * reads a request from a connection its client closed.
+   * that the server did not find when it read that connection to its end: abandoned in flight, not a lost count.
+   * Matched by id and connection; usually 0, as a node:http server still reads a request from a connection its client
+   * closed after writing it.
    */
   readonly abandonedInFlight: number;
   /** Requests written and never read whose attempt the client did not abort: 0 on a sound run. */
