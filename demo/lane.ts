@@ -188,20 +188,23 @@ async function turns(n: number): Promise<void> {
 /** How long a lane waits at most for its server to read what its clients wrote, in ms (see {@link caughtUp}). */
 const CATCH_UP_MS = 15_000;
 
+/** A request a client wrote: its id, the client port of its connection, and when (a `performance.now()`). */
+type Written = readonly [id: string, port: number, atMs: number];
+
+/** The server closed the connection `w` was written on, after it was written: it read all it ever will of it. */
+function connectionClosed(server: CapacityServer, [, port, atMs]: Written): boolean {
+  return (server.closedAt.get(port) ?? Number.NEGATIVE_INFINITY) >= atMs;
+}
+
 /**
- * Waits until `server` has read every request in `written` (id and the client port it was written from), or closed
- * the connection it was written on (so it read all it ever will of it), for at most {@link CATCH_UP_MS}. When a lane's
- * calls end, the server, on the same thread, may not have read everything yet: on a machine loaded by two busy loops
- * it accepted connections seconds after the clients had connected and written on them (median 4 to 6 s, at most
- * 8 s), with no packet dropped or resent by the kernel. Leaves no timer behind.
+ * Waits until `server` has read every request in `written`, or closed the connection it was written on, for at most
+ * {@link CATCH_UP_MS}. When a lane's calls end, the server, on the same thread, may not have read everything yet: on a
+ * machine loaded by two busy loops it read requests a median 4 to 6 s (at most 8 s) after the clients wrote them, with
+ * no packet dropped or resent by the kernel. Leaves no timer behind.
  */
-async function caughtUp(
-  server: CapacityServer,
-  written: readonly (readonly [string, number])[],
-  signal: AbortSignal,
-): Promise<void> {
+async function caughtUp(server: CapacityServer, written: readonly Written[], signal: AbortSignal): Promise<void> {
   const from = performance.now();
-  const settled = ([id, port]: readonly [string, number]) => server.reads.has(id) || server.closedPorts.has(port);
+  const settled = (w: Written) => server.reads.has(w[0]) || connectionClosed(server, w);
   while (!written.every(settled) && performance.now() - from < CATCH_UP_MS) {
     await sleep(20, signal);
     await turns(3);
@@ -246,7 +249,7 @@ export async function runLane(
   const good = [...demand];
   const latencies: number[] = [];
   let attempts = 0;
-  const written: [id: string, port: number][] = [];
+  const written: Written[] = [];
   const aborted = new Set<string>();
   const tally: Tally = { next: () => String(++attempts), aborted: (id) => void aborted.add(id) };
   let refused = 0;
@@ -264,7 +267,8 @@ export async function runLane(
       headers?: unknown;
       socket?: { localPort?: number };
     };
-    if (request?.origin === host) written.push([requestId(String(headers)), socket?.localPort ?? -1]);
+    if (request?.origin === host)
+      written.push([requestId(String(headers)), socket?.localPort ?? -1, performance.now()]);
   };
 
   const one = async (startMs: number) => {
@@ -313,9 +317,7 @@ export async function runLane(
   signal.throwIfAborted();
   await caughtUp(server, written, signal);
   // Abandoned in flight: aborted by its client, not read, and its connection read to the end.
-  const abandoned = new Set(
-    written.filter(([id, port]) => aborted.has(id) && server.closedPorts.has(port)).map(([id]) => id),
-  );
+  const abandoned = new Set(written.filter((w) => aborted.has(w[0]) && connectionClosed(server, w)).map(([id]) => id));
 
   const from = Math.floor(s.warmupMs / s.chartWindowMs);
   const to = Math.ceil(endMs / s.chartWindowMs);

@@ -37,11 +37,11 @@ export class CapacityServer {
    */
   readonly reads = new Map<string, number>();
   /**
-   * The client ports of the connections that have closed at the server: it read each to its end (a client that closes
-   * a connection sends its end after its requests), so a request written on one and not read never will be. A port is
-   * not reused for a new connection to this server while the client holds the old one in TIME_WAIT (60 s).
+   * When (a `performance.now()`) a connection from each client port last closed at the server: it had read it to its
+   * end (a client that closes a connection sends its end after its requests), so a request written on it before then
+   * and not read never will be. A time, not a flag, as a port may be reused for a later connection to this server.
    */
-  readonly closedPorts = new Set<number>();
+  readonly closedAt = new Map<number, number>();
   /** Requests answered to a client that was still waiting. */
   served = 0;
   /** Requests worked on after their client had given up (closed the connection): wasted work. */
@@ -58,7 +58,7 @@ export class CapacityServer {
     this.#server.keepAliveTimeout = 60_000;
     this.#server.on('connection', (socket) => {
       const port = socket.remotePort;
-      if (port !== undefined) socket.once('close', () => this.closedPorts.add(port));
+      if (port !== undefined) socket.once('close', () => this.closedAt.set(port, performance.now()));
     });
   }
 
@@ -78,7 +78,7 @@ export class CapacityServer {
     this.load.length = 0;
     this.received = 0;
     this.reads.clear();
-    this.closedPorts.clear();
+    this.closedAt.clear();
     this.served = 0;
     this.wasted = 0;
   }
