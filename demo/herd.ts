@@ -50,6 +50,18 @@ function demoTable(results: readonly DemoFigures[]): string {
   ]);
 }
 
+/** Every request the clients wrote was read once by the server, but for those abandoned in flight; no other read. */
+function countsMatch(r: DemoFigures): boolean {
+  return r.lost === 0 && r.unexpected === 0 && r.sent === r.received + r.abandonedInFlight;
+}
+
+function mismatch(r: DemoFigures): string {
+  return (
+    `${r.strategy}: sent ${r.sent}, received ${r.received}, abandoned in flight ${r.abandonedInFlight}, ` +
+    `lost ${r.lost}, unexpected ${r.unexpected}`
+  );
+}
+
 const started = performance.now();
 try {
   const { results, delayP99Ms, delayMaxMs } = await runDemo({ ...s, signal: interrupt.signal });
@@ -76,15 +88,20 @@ try {
       title: `A real server at ${s.capacity} requests/s, a ${seconds(s.slowdownMs)} slowdown`,
     }),
   );
-  const lost = results.filter((r) => r.sent !== r.received);
+  const lost = results.filter((r) => !countsMatch(r));
   const errors = results.reduce((n, r) => n + r.errors, 0);
   const unsent = results.reduce((n, r) => n + r.attempts - r.sent, 0);
+  const abandoned = results.reduce((n, r) => n + r.abandonedInFlight, 0);
   console.log(`wrote ${svgPath}`);
   console.log(
     lost.length === 0
       ? `every request counted once at client and server; done in ${formatMs(performance.now() - started)}`
-      : `MISMATCH between client and server counts: ${lost.map((r) => `${r.strategy} ${r.sent}/${r.received}`).join(', ')}`,
+      : `MISMATCH between client and server counts: ${lost.map(mismatch).join('; ')}`,
   );
+  if (abandoned > 0)
+    console.log(
+      `${abandoned} requests were written, then abandoned by their client (timed out) before the server read them`,
+    );
   console.log(
     `event loop delay: p99 ${formatMs(delayP99Ms)}, worst ${formatMs(delayMaxMs)}` +
       (delayMaxMs > s.attemptTimeoutMs / 4 ? ' (a busy machine: some timeouts were the machine, not the server)' : ''),

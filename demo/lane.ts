@@ -6,17 +6,33 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { CircuitOpenError, createCircuitBreaker, createRetryBudget, RetryError, retry } from '../src/index';
 import { percentile } from '../src/simulate/index';
 import { createRng } from '../src/simulate/rng';
-import { CapacityServer } from './server';
+import { CapacityServer, REQUEST_ID } from './server';
 import type { DemoFigures, DemoSettings } from './settings';
 
-/** One logical request: resolves on success, rejects when its client gives up. `count` is called per fetch. */
-type Call = (url: string, count: () => void, stop: AbortSignal) => Promise<void>;
+/** A lane's record of its attempts: `next` counts a fetch and gives its id, `aborted` notes one its signal ended. */
+interface Tally {
+  next(): string;
+  aborted(id: string): void;
+}
 
-/** One GET that counts itself, reads the body (so the connection is reused) and throws on a non-2xx status. */
-async function get(url: string, count: () => void, signal: AbortSignal): Promise<void> {
-  count();
-  const res = await fetch(url, { signal });
-  await res.arrayBuffer();
+/** One logical request: resolves on success, rejects when its client gives up. Each fetch goes through `tally`. */
+type Call = (url: string, tally: Tally, stop: AbortSignal) => Promise<void>;
+
+/**
+ * One GET that carries its id (the {@link REQUEST_ID} header), reads the body (so the connection is reused) and throws
+ * on a non-2xx status. One that its signal ends is noted as aborted: the client may have written it and then closed
+ * the socket before the server read it.
+ */
+async function get(url: string, tally: Tally, signal: AbortSignal): Promise<void> {
+  const id = tally.next();
+  let res: Response;
+  try {
+    res = await fetch(url, { signal, headers: { [REQUEST_ID]: id } });
+    await res.arrayBuffer();
+  } catch (error) {
+    if (signal.aborted) tally.aborted(id);
+    throw error;
+  }
   if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { status: res.status });
 }
 
@@ -37,13 +53,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** One attempt of the naive loop, abandoned (its fetch aborted) after `timeoutMs` or when `stop` aborts. */
-async function attempt(url: string, count: () => void, stop: AbortSignal, timeoutMs: number): Promise<void> {
+async function attempt(url: string, tally: Tally, stop: AbortSignal, timeoutMs: number): Promise<void> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
   const abort = () => controller.abort(stop.reason);
   stop.addEventListener('abort', abort, { once: true });
   try {
-    await get(url, count, controller.signal);
+    await get(url, tally, controller.signal);
   } finally {
     clearTimeout(timer);
     stop.removeEventListener('abort', abort);
@@ -58,10 +74,10 @@ async function attempt(url: string, count: () => void, stop: AbortSignal, timeou
  * the budget's reserve (see `budgetMinPerSecond`).
  */
 export function lanes(s: DemoSettings): [string, () => Call][] {
-  const naive = (): Call => async (url, count, stop) => {
+  const naive = (): Call => async (url, tally, stop) => {
     for (let n = 1; ; n++) {
       try {
-        return await attempt(url, count, stop, s.attemptTimeoutMs);
+        return await attempt(url, tally, stop, s.attemptTimeoutMs);
       } catch (error) {
         if (n >= s.maxAttempts || stop.aborted) throw error;
         await sleep(s.fixedDelayMs, stop);
@@ -73,8 +89,8 @@ export function lanes(s: DemoSettings): [string, () => Call][] {
       ? createRetryBudget({ windowMs: s.budgetWindowMs, minPerSecond: s.budgetMinPerSecond })
       : undefined;
     const breaker = protect.breaker ? createCircuitBreaker({ breakMs: s.breakMs }) : undefined;
-    return (url, count, stop) =>
-      retry((ctx) => get(url, count, ctx.signal), {
+    return (url, tally, stop) =>
+      retry((ctx) => get(url, tally, ctx.signal), {
         jitter: 'full',
         baseMs: s.baseMs,
         maxAttempts: s.maxAttempts,
@@ -119,6 +135,82 @@ export function recoveryWindow(good: readonly number[], demand: readonly number[
   return null;
 }
 
+/** The id a request carries in headers as undici writes them (`name: value` lines); `''` when it carries none. */
+export function requestId(headers: string): string {
+  const prefix = `\r\n${REQUEST_ID}: `;
+  const from = headers.toLowerCase().indexOf(prefix);
+  if (from < 0) return '';
+  const start = from + prefix.length;
+  const end = headers.indexOf('\r\n', start);
+  return headers.slice(start, end < 0 ? headers.length : end);
+}
+
+/** How the requests a lane's clients wrote match those its server read (see {@link DemoFigures}). */
+export interface Matching {
+  readonly abandonedInFlight: number;
+  readonly lost: number;
+  readonly unexpected: number;
+}
+
+/**
+ * Matches the ids the clients wrote (`written`, once per request written to a socket) against the times the server
+ * read each (`reads`). A request written once and never read is abandoned in flight if it is in `abandoned` (its
+ * client aborted the attempt, and the server read its connection to the end without finding it). Any other request
+ * written and not read is lost; a read of an id never written, or of one more often than it was written, is
+ * unexpected; a request without an id cannot be matched, so it counts as lost (written) or unexpected (read).
+ */
+export function matchRequests(
+  written: readonly string[],
+  abandoned: ReadonlySet<string>,
+  reads: ReadonlyMap<string, number>,
+): Matching {
+  const times = new Map<string, number>();
+  for (const id of written) times.set(id, (times.get(id) ?? 0) + 1);
+  let abandonedInFlight = 0;
+  let lost = 0;
+  let unexpected = 0;
+  for (const id of new Set([...times.keys(), ...reads.keys()])) {
+    const w = times.get(id) ?? 0;
+    const r = reads.get(id) ?? 0;
+    if (id === '') [lost, unexpected] = [lost + w, unexpected + r];
+    else if (r > w) unexpected += r - w;
+    else if (w === 1 && r === 0 && abandoned.has(id)) abandonedInFlight++;
+    else lost += w - r;
+  }
+  return { abandonedInFlight, lost, unexpected };
+}
+
+/** Resolves after `n` turns of the event loop, each through its I/O phase (a `setImmediate` runs after it). */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** How long a lane waits at most for its server to read what its clients wrote, in ms (see {@link caughtUp}). */
+const CATCH_UP_MS = 15_000;
+
+/** A request a client wrote: its id, the client port of its connection, and when (a `performance.now()`). */
+type Written = readonly [id: string, port: number, atMs: number];
+
+/** The server closed the connection `w` was written on, after it was written: it read all it ever will of it. */
+function connectionClosed(server: CapacityServer, [, port, atMs]: Written): boolean {
+  return (server.closedAt.get(port) ?? Number.NEGATIVE_INFINITY) >= atMs;
+}
+
+/**
+ * Waits until `server` has read every request in `written`, or closed the connection it was written on, for at most
+ * {@link CATCH_UP_MS}. When a lane's calls end, the server, on the same thread, may not have read everything yet: on a
+ * machine loaded by two busy loops it read requests a median 4 to 6 s (at most 8 s) after the clients wrote them, with
+ * no packet dropped or resent by the kernel. Leaves no timer behind.
+ */
+async function caughtUp(server: CapacityServer, written: readonly Written[], signal: AbortSignal): Promise<void> {
+  const from = performance.now();
+  const settled = (w: Written) => server.reads.has(w[0]) || connectionClosed(server, w);
+  while (!written.every(settled) && performance.now() - from < CATCH_UP_MS) {
+    await sleep(20, signal);
+    await turns(3);
+  }
+}
+
 /** A lane's server, not yet listening: it slows down at the settings' time. */
 export function laneServer(s: DemoSettings): CapacityServer {
   return new CapacityServer({
@@ -157,18 +249,26 @@ export async function runLane(
   const good = [...demand];
   const latencies: number[] = [];
   let attempts = 0;
-  let sent = 0;
+  const written: Written[] = [];
+  const aborted = new Set<string>();
+  const tally: Tally = { next: () => String(++attempts), aborted: (id) => void aborted.add(id) };
   let refused = 0;
   let budgetStops = 0;
   let errors = 0;
   let behindMs = 0;
-  const count = () => void attempts++;
   const clock = () => performance.now() - origin;
-  // A request is sent when fetch writes it to a socket (undici's own diagnostics channel): an attempt abandoned
-  // before that (its timeout passed while a stalled machine had not yet connected) never leaves the client.
+  // A request is sent when fetch writes it to a socket (undici's own diagnostics channel, just before its write): an
+  // attempt abandoned before that (its timeout passed while a stalled machine had not yet connected) never leaves the
+  // client. The channel gives the headers as written, so the request's id.
   const host = new URL(url).origin;
   const onHeaders = (message: unknown) => {
-    if ((message as { request?: { origin?: unknown } }).request?.origin === host) sent++;
+    const { request, headers, socket } = message as {
+      request?: { origin?: unknown };
+      headers?: unknown;
+      socket?: { localPort?: number };
+    };
+    if (request?.origin === host)
+      written.push([requestId(String(headers)), socket?.localPort ?? -1, performance.now()]);
   };
 
   const one = async (startMs: number) => {
@@ -176,7 +276,7 @@ export async function runLane(
     const tracked = w >= 0 && w < demand.length;
     if (tracked) demand[w] = (demand[w] as number) + 1;
     try {
-      await call(url, count, signal);
+      await call(url, tally, signal);
       latencies.push(clock() - startMs);
       if (tracked) good[w] = (good[w] as number) + 1;
     } catch (error) {
@@ -215,6 +315,9 @@ export async function runLane(
     unsubscribe('undici:client:sendHeaders', onHeaders);
   }
   signal.throwIfAborted();
+  await caughtUp(server, written, signal);
+  // Abandoned in flight: aborted by its client, not read, and its connection read to the end.
+  const abandoned = new Set(written.filter((w) => aborted.has(w[0]) && connectionClosed(server, w)).map(([id]) => id));
 
   const from = Math.floor(s.warmupMs / s.chartWindowMs);
   const to = Math.ceil(endMs / s.chartWindowMs);
@@ -224,8 +327,13 @@ export async function runLane(
     strategy: name,
     calls: starts.length,
     attempts,
-    sent,
+    sent: written.length,
     received: server.received,
+    ...matchRequests(
+      written.map(([id]) => id),
+      abandoned,
+      server.reads,
+    ),
     amplification: offered / ((s.capacity * (endMs - s.warmupMs)) / 1_000),
     goodput: starts.length === 0 ? 1 : latencies.length / starts.length,
     recoveryMs: recovery === null ? null : recovery * s.recoveryWindowMs,

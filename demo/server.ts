@@ -23,11 +23,25 @@ export interface CapacityServerOptions {
   readonly windowMs: number;
 }
 
+/** The request header that carries a request's id (see {@link CapacityServer.reads}). */
+export const REQUEST_ID = 'x-demo-request';
+
 export class CapacityServer {
   /** Requests that arrived in each window, from the start. */
   readonly load: number[] = [];
   /** Requests that arrived in all. */
   received = 0;
+  /**
+   * How many times each request id (the {@link REQUEST_ID} header, `''` when it has none) arrived: once each when
+   * nothing is counted twice.
+   */
+  readonly reads = new Map<string, number>();
+  /**
+   * When (a `performance.now()`) a connection from each client port last closed at the server: it had read it to its
+   * end (a client that closes a connection sends its end after its requests), so a request written on it before then
+   * and not read never will be. A time, not a flag, as a port may be reused for a later connection to this server.
+   */
+  readonly closedAt = new Map<number, number>();
   /** Requests answered to a client that was still waiting. */
   served = 0;
   /** Requests worked on after their client had given up (closed the connection): wasted work. */
@@ -42,6 +56,10 @@ export class CapacityServer {
   constructor(options: CapacityServerOptions) {
     this.#o = options;
     this.#server.keepAliveTimeout = 60_000;
+    this.#server.on('connection', (socket) => {
+      const port = socket.remotePort;
+      if (port !== undefined) socket.once('close', () => this.closedAt.set(port, performance.now()));
+    });
   }
 
   /** Listens on a free port of 127.0.0.1 and resolves with the URL to call. Time 0 is set by `begin`. */
@@ -59,6 +77,8 @@ export class CapacityServer {
     this.#busyUntil = 0;
     this.load.length = 0;
     this.received = 0;
+    this.reads.clear();
+    this.closedAt.clear();
     this.served = 0;
     this.wasted = 0;
   }
@@ -80,6 +100,8 @@ export class CapacityServer {
     const o = this.#o;
     const now = performance.now() - this.#start;
     this.received++;
+    const id = String(req.headers[REQUEST_ID] ?? '');
+    this.reads.set(id, (this.reads.get(id) ?? 0) + 1);
     const w = Math.max(0, Math.floor(now / o.windowMs));
     while (this.load.length <= w) this.load.push(0);
     this.load[w] = (this.load[w] as number) + 1;

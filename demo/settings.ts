@@ -88,11 +88,23 @@ export interface DemoFigures {
   /** Attempts the clients made (fetch calls). */
   readonly attempts: number;
   /**
-   * Requests that left the clients (written to a socket) and those the server received: equal when nothing was lost.
-   * Fewer than `attempts` when a machine too busy to connect in time abandoned some before they left.
+   * Requests that left the clients (written to a socket) and those the server received: `sent` is `received` plus
+   * `abandonedInFlight` when nothing was lost. `sent` is fewer than `attempts` when a machine too busy to connect in
+   * time abandoned some before they left.
    */
   readonly sent: number;
   readonly received: number;
+  /**
+   * Requests written to a socket whose client then aborted the attempt (it timed out) and closed the connection, and
+   * that the server did not find when it read that connection to its end: abandoned in flight, not a lost count.
+   * Matched by id and connection; usually 0, as a node:http server still reads a request from a connection its client
+   * closed after writing it.
+   */
+  readonly abandonedInFlight: number;
+  /** Requests written and never read whose attempt the client did not abort: 0 on a sound run. */
+  readonly lost: number;
+  /** Requests the server read that no client wrote, or read more often than written: 0 on a sound run. */
+  readonly unexpected: number;
   /** Requests arriving from the slowdown's start to the end of traffic, over what the server can serve then. */
   readonly amplification: number;
   /** The share of logical requests that succeeded. */

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { arrivals, recoveryWindow } from '../demo/lane';
+import { arrivals, matchRequests, recoveryWindow, requestId } from '../demo/lane';
 import { runDemo } from '../demo/run-demo';
 import { demoSettings, QUICK } from '../demo/settings';
 
@@ -21,8 +22,11 @@ describe('the real-server demo', () => {
       'herdless, full + budget + breaker',
     ]);
     for (const r of results) {
-      // Every request counted once, at the client and at the server; every call accounted for.
-      expect(r.sent).toBe(r.received);
+      // Every request counted once, at the client and at the server (matched by id), but for those a client wrote
+      // and then abandoned before the server read them; every call accounted for.
+      expect(r.lost).toBe(0);
+      expect(r.unexpected).toBe(0);
+      expect(r.sent).toBe(r.received + r.abandonedInFlight);
       expect(r.load.reduce((a, b) => a + b, 0)).toBe(r.received);
       expect(r.calls).toBe(calls);
       expect(r.errors).toBe(0);
@@ -88,5 +92,66 @@ describe('the demo figures', () => {
     expect(a.length / seconds).toBeGreaterThan(0.8 * s.load * s.capacity);
     expect(a.length / seconds).toBeLessThan(1.2 * s.load * s.capacity);
     expect(a.every((t, i) => i === 0 || t >= (a[i - 1] as number))).toBe(true);
+  });
+
+  it('reads a request id from the headers as undici writes them', () => {
+    const head = (extra: string) => `GET / HTTP/1.1\r\nhost: 127.0.0.1:1234\r\nconnection: keep-alive\r\n${extra}`;
+    expect(requestId(head('x-demo-request: 17\r\naccept: */*\r\n'))).toBe('17');
+    expect(requestId(head('accept: */*\r\nX-Demo-Request: 4\r\n'))).toBe('4');
+    expect(requestId(head('x-demo-request: 9'))).toBe('9');
+    expect(requestId(head('x-demo-requests: 3\r\n'))).toBe('');
+    expect(requestId(head('accept: */*\r\n'))).toBe('');
+  });
+
+  it('matches the requests written against those read: only an aborted one may go unread', () => {
+    const reads = (...ids: string[]) => new Map(ids.map((id) => [id, 1]));
+    expect(matchRequests(['1', '2'], new Set(), reads('1', '2'))).toEqual({
+      abandonedInFlight: 0,
+      lost: 0,
+      unexpected: 0,
+    });
+    // 2 was aborted and never read: abandoned in flight; 3 was not aborted and never read: lost.
+    expect(matchRequests(['1', '2', '3'], new Set(['1', '2']), reads('1'))).toEqual({
+      abandonedInFlight: 1,
+      lost: 1,
+      unexpected: 0,
+    });
+    // Read but never written, or read twice: unexpected.
+    expect(
+      matchRequests(
+        ['1'],
+        new Set(),
+        new Map([
+          ['1', 2],
+          ['5', 1],
+        ]),
+      ),
+    ).toEqual({
+      abandonedInFlight: 0,
+      lost: 0,
+      unexpected: 2,
+    });
+    // Written twice and read once, though aborted: lost (one id is one request). Without an id: no match either way.
+    expect(matchRequests(['1', '1'], new Set(['1']), reads('1'))).toMatchObject({ abandonedInFlight: 0, lost: 1 });
+    expect(matchRequests(['', '1'], new Set(['', '1']), reads('', '1'))).toEqual({
+      abandonedInFlight: 0,
+      lost: 1,
+      unexpected: 1,
+    });
+  });
+
+  it('every request written is read, abandoned, or lost; every read beyond a write is unexpected', () => {
+    const ids = fc.uniqueArray(fc.integer({ min: 1, max: 50 }).map(String), { maxLength: 30 });
+    fc.assert(
+      fc.property(ids, ids, ids, (written, read, aborted) => {
+        const reads = new Map(read.map((id) => [id, 1]));
+        const m = matchRequests(written, new Set(aborted), reads);
+        const unread = written.filter((id) => !reads.has(id));
+        expect(m.abandonedInFlight).toBe(unread.filter((id) => aborted.includes(id)).length);
+        expect(m.lost).toBe(unread.length - m.abandonedInFlight);
+        expect(m.unexpected).toBe(read.filter((id) => !written.includes(id)).length);
+        expect(written.length).toBe(read.length + m.abandonedInFlight + m.lost - m.unexpected);
+      }),
+    );
   });
 });
