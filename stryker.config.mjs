@@ -1,8 +1,8 @@
 // Stryker on the core (src/*.ts minus the CLI and the re-exports), with the unit, property and load tests (see
 // vitest.stryker.config.ts). mutation/run.sh runs it a file at a time with MUTATE=src/<file>.ts, so each file has its
-// own incremental file (a full report) under mutation/.
+// own incremental file (a full report) under mutation/ (src/http/fetch.ts: mutation/http-fetch.incremental.json).
 const file = process.env.MUTATE;
-const name = file ? file.replace(/^src\//, '').replace(/\.ts$/, '') : 'core';
+const name = file ? file.slice('src/'.length, -'.ts'.length).replaceAll('/', '-') : 'core';
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
