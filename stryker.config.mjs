@@ -2,7 +2,15 @@
 // vitest.stryker.config.ts). mutation/run.sh runs it a file at a time with MUTATE=src/<file>.ts, so each file has its
 // own incremental file (a full report) under mutation/ (src/http/fetch.ts: mutation/http-fetch.incremental.json).
 const file = process.env.MUTATE;
-const name = file ? file.slice('src/'.length, -'.ts'.length).replaceAll('/', '-') : 'core';
+// A line range (`MUTATE=src/retry.ts:1-120`) mutates part of a file, into its own incremental file
+// (mutation/retry.1-120.incremental.json); mutation/table.mjs merges the parts of a file.
+const name = file
+  ? file
+      .replace(/^src\//, '')
+      .replace(/\.ts(?=$|:)/, '')
+      .replaceAll('/', '-')
+      .replace(':', '.')
+  : 'core';
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

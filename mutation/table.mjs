@@ -17,7 +17,8 @@ for (const line of readFileSync(new URL('../stryker-equivalent.md', dir), 'utf8'
   if (row && section) for (const at of row[1].split(',')) listed.get(section).add(at.trim());
 }
 
-const rows = [];
+const rows = new Map(); // file -> count
+const seen = new Set(); // a mutant found in two reports (two runs over parts of a file) counts once
 const survivors = [];
 const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, equivalent: 0 };
 for (const name of readdirSync(dir)
@@ -26,24 +27,33 @@ for (const name of readdirSync(dir)
   const report = JSON.parse(readFileSync(new URL(name, dir), 'utf8'));
   for (const [file, { mutants, source }] of Object.entries(report.files)) {
     const lines = source.split('\n');
-    const count = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, equivalent: 0 };
+    if (!rows.has(file)) rows.set(file, { killed: 0, timeout: 0, survived: 0, noCoverage: 0, equivalent: 0 });
+    const count = rows.get(file);
     for (const m of mutants) {
-      if (m.status === 'Killed') count.killed++;
-      else if (m.status === 'Timeout') count.timeout++;
-      else if (m.status === 'Survived') count.survived++;
-      else if (m.status === 'NoCoverage') count.noCoverage++;
-      if (m.status === 'Survived' || m.status === 'NoCoverage') {
-        const { line, column } = m.location.start;
+      const { line, column } = m.location.start;
+      const key = `${file}:${line}:${column}:${JSON.stringify(m.location.end)}:${m.mutatorName}:${m.replacement}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      let status;
+      if (m.status === 'Killed') status = 'killed';
+      else if (m.status === 'Timeout') status = 'timeout';
+      else if (m.status === 'Survived') status = 'survived';
+      else if (m.status === 'NoCoverage') status = 'noCoverage';
+      if (status === undefined) continue;
+      count[status]++;
+      total[status]++;
+      if (status === 'survived' || status === 'noCoverage') {
         const known = listed.get(file)?.has(`${line}:${column}`);
-        if (known) count.equivalent++;
+        if (known) {
+          count.equivalent++;
+          total.equivalent++;
+        }
         const code = (lines[line - 1] ?? '').trim();
         survivors.push(
           `${known ? 'equivalent' : 'NOT LISTED'} ${file}:${line}:${column} ${m.mutatorName} -> ${JSON.stringify(m.replacement)} in \`${code}\``,
         );
       }
     }
-    rows.push([file, count]);
-    for (const k of Object.keys(total)) total[k] += count[k];
   }
 }
 const pct = (n, d) => `${((100 * n) / d).toFixed(2)}%`;
@@ -54,6 +64,6 @@ const line = (file, c) => {
 };
 console.log('| file | score | killed | timeout | survived | no coverage | equivalent | score without them |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-for (const [file, c] of rows) console.log(line(file, c));
+for (const [file, c] of [...rows].sort(([a], [b]) => a.localeCompare(b))) console.log(line(file, c));
 console.log(line('**all measured**', total));
 if (process.argv.includes('--survivors')) for (const s of survivors) console.log(s);
