@@ -25,7 +25,7 @@ export default {
   incremental: true,
   incrementalFile: `mutation/${name}.incremental.json`,
   // The incremental file is a full mutation-testing-elements report: mutation/table.mjs reads it, no other is written.
-  reporters: ['clear-text'],
+  reporters: ['clear-text', 'progress-append-only'],
   thresholds: { high: 95, low: 90, break: null },
   timeoutMS: 3000,
   ignorePatterns: ['coverage', 'reports', 'mutation', 'dist', 'docs', 'bench', 'demo', '.runtimes', 'test/.readme'],
