@@ -9,21 +9,24 @@ const URL = 'http://x.test/';
 const busy = () => new Response('busy', { status: 503, headers: { 'retry-after-ms': '10000' } });
 
 describe('retryingFetch with both a policy signal and a call signal', () => {
-  it.each(['policy', 'call'] as const)('the %s signal aborting mid-sleep rejects at once with its reason', async (which) => {
-    const fetch = vi.fn(async () => busy());
-    const policy = new AbortController();
-    const call = new AbortController();
-    const result = settle(retryingFetch({ fetch, signal: policy.signal })(URL, { signal: call.signal }));
-    await fake.clock.tickAsync(0); // the first attempt got its 503: asleep for 10 s
-    expect(fetch).toHaveBeenCalledTimes(1);
-    expect(result.result.status).toBe('pending');
-    const reason = new Error(which);
-    (which === 'policy' ? policy : call).abort(reason);
-    await fake.clock.tickAsync(0); // no time passes
-    expect(result.result).toMatchObject({ status: 'rejected', reason });
-    expect(fetch).toHaveBeenCalledTimes(1);
-    expect(fake.clock.countTimers()).toBe(0);
-  });
+  it.each(['policy', 'call'] as const)(
+    'the %s signal aborting mid-sleep rejects at once with its reason',
+    async (which) => {
+      const fetch = vi.fn(async () => busy());
+      const policy = new AbortController();
+      const call = new AbortController();
+      const result = settle(retryingFetch({ fetch, signal: policy.signal })(URL, { signal: call.signal }));
+      await fake.clock.tickAsync(0); // the first attempt got its 503: asleep for 10 s
+      expect(fetch).toHaveBeenCalledTimes(1);
+      expect(result.result.status).toBe('pending');
+      const reason = new Error(which);
+      (which === 'policy' ? policy : call).abort(reason);
+      await fake.clock.tickAsync(0); // no time passes
+      expect(result.result).toMatchObject({ status: 'rejected', reason });
+      expect(fetch).toHaveBeenCalledTimes(1);
+      expect(fake.clock.countTimers()).toBe(0);
+    },
+  );
 
   it.each(['policy', 'call'] as const)('the %s signal already aborted rejects without calling fetch', async (which) => {
     const fetch = vi.fn(async () => new Response('ok'));
