@@ -18,7 +18,13 @@ const byFile: Record<string, string[]> = {
   'src/budget.ts': ['test/budget.test.ts', 'test/overload.test.ts'],
   'src/breaker.ts': ['test/breaker.test.ts', 'test/overload.test.ts'],
   'src/http/fetch.ts': ['test/fetch.test.ts', 'test/fetch-stub.test.ts'],
-  'src/retry.ts': [...core, 'test/hooks.test.ts', 'test/retry-edges.test.ts'],
+  'src/retry.ts': [
+    ...core,
+    'test/hooks.test.ts',
+    'test/retry-edges.test.ts',
+    'test/budget.test.ts',
+    'test/breaker.test.ts',
+  ],
 };
 
 export default defineConfig({
