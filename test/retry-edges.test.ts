@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createCircuitBreaker, type RetryContext, RetryError, retry } from '../src/index';
+import { createCircuitBreaker, createRetryBudget, type RetryContext, RetryError, retry } from '../src/index';
 import { settle, useFakeClock } from './helpers';
 
 // Behaviour of retry() that mutation testing (issue 10) found unpinned: each test here fails on a mutant of
@@ -113,5 +113,105 @@ describe('retry: onFailure aborting the call', () => {
     expect(attempt).toHaveBeenCalledTimes(1);
     expect(isTransient).not.toHaveBeenCalled();
     expect(onRetry).not.toHaveBeenCalled();
+  });
+});
+
+describe('retry: onRetry', () => {
+  it('aborting the call synchronously rejects with the reason, even when its time also ran past the deadline', async () => {
+    const controller = new AbortController();
+    const reason = new Error('enough');
+    const run = settle(
+      retry(() => Promise.reject(transient()), {
+        signal: controller.signal,
+        timeoutMs: 1_000,
+        onRetry: () => {
+          fake.clock.tick(1_000); // a slow synchronous onRetry: the deadline passed inside it
+          controller.abort(reason);
+        },
+      }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'rejected', reason });
+  });
+
+  it('that ends exactly where the sleep would reach the deadline gives up then, not after sleeping', async () => {
+    const run = settle(
+      retry(() => Promise.reject(transient()), {
+        timeoutMs: 1_000,
+        jitter: 'none',
+        baseMs: 100,
+        capMs: 100,
+        onRetry: () => new Promise<void>((resolve) => setTimeout(resolve, 900)), // 900 + the 100 ms sleep = 1,000
+      }),
+    );
+    await fake.clock.tickAsync(900);
+    expect(run.result.status).toBe('rejected');
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 900 });
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('that leaves time before the deadline lets the retry go on', async () => {
+    let n = 0;
+    const onRetry = vi.fn();
+    const run = settle(
+      retry(() => (++n === 1 ? Promise.reject(transient()) : 'ok'), {
+        timeoutMs: 1_000,
+        jitter: 'none',
+        baseMs: 100,
+        capMs: 100,
+        onRetry,
+      }),
+    );
+    await fake.clock.tickAsync(100);
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(onRetry).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('retry: what it gives up with', () => {
+  it("a broken random's error keeps the failure as its cause, which a caller can delete or replace as on any Error", async () => {
+    const failure = transient();
+    const error = await retry(() => Promise.reject(failure), { random: () => 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RangeError);
+    expect((error as Error).cause).toBe(failure);
+    expect(Reflect.defineProperty(error as Error, 'cause', { value: 'replaced' })).toBe(true);
+    expect(Reflect.deleteProperty(error as Error, 'cause')).toBe(true);
+  });
+
+  it('an empty budget: the RetryError names the budget, not a Retry-After', async () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0 });
+    const error = await retry(() => Promise.reject(transient()), { budget }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'budget', attempts: 1 });
+    expect((error as Error).message).toBe('gave up after 1 attempt over 0 ms (budget): blip');
+  });
+
+  it('a retryAfter of 0 ms is a hint like any other: retried at once', async () => {
+    let n = 0;
+    const run = settle(
+      retry(() => (++n === 1 ? Promise.reject(transient()) : 'ok'), { retryAfter: () => 0, baseMs: 0, capMs: 0 }),
+    );
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+});
+
+describe('retry: zero-delay retries', () => {
+  it('a sleep between them starts the count afresh: no yield after it, only the sleep set a timer', async () => {
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    let n = 0;
+    const run = settle(
+      retry(
+        () => {
+          n++;
+          // 20 zero-delay retries, one of 5 ms after attempt 21, then 19 more: never 1,000 in a row, no time among them
+          if (n < 41) throw Object.assign(transient(), { wait: n === 21 ? 5 : 0 });
+          return 'ok';
+        },
+        { baseMs: 0, capMs: 0, maxAttempts: 41, retryAfter: (e) => (e as { wait?: number }).wait },
+      ),
+    );
+    await fake.clock.tickAsync(5);
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(spy.mock.calls.map(([, ms]) => ms)).toEqual([5]);
   });
 });
