@@ -1,5 +1,5 @@
 import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
-import { SlidingCounts } from './window';
+import { SlidingCounts, steadyClock } from './window';
 
 /** A circuit breaker's state. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -47,33 +47,68 @@ export interface CircuitBreakerOptions {
   readonly maxBreakMs?: number | undefined;
   /** Calls let through while half-open; the others get a `CircuitOpenError`: an integer >= 1. Default `1`. */
   readonly halfOpenProbes?: number | undefined;
-  /** Called on every change of state (synchronously; what it throws reaches the call that caused the change). */
+  /**
+   * Called on every change of state, synchronously, after the change. What it throws changes nothing (the change
+   * stands, and the call whose outcome caused it settles as it would have): it is reported as an EventTarget
+   * listener's error is, through `globalThis.reportError` where the runtime has one (browsers, Deno, Bun), else
+   * rethrown from a `setTimeout(0)` (in Node an `'uncaughtException'`). Default: none.
+   */
   readonly onStateChange?: ((change: CircuitStateChange) => void) | undefined;
-  /** Randomness in [0, 1) for the grown breaks. Default `Math.random`, looked up at each call. */
+  /**
+   * Randomness in [0, 1) for the grown breaks. Default `Math.random`, looked up at each call. A draw outside [0, 1)
+   * (NaN, 5) is a RangeError naming `random()` (inside `retry()`, the failure being handled is its `cause`).
+   */
   readonly random?: (() => number) | undefined;
-  /** The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). */
+  /**
+   * The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). A reading that
+   * is not a finite number is a TypeError or RangeError naming `now()` (inside `retry()`, the failure being handled
+   * is its `cause`); a clock that goes back reads as no time passed.
+   */
   readonly now?: (() => number) | undefined;
 }
 
 /**
+ * What {@link CircuitBreaker.admit} grants an attempt: report its outcome through it, exactly once, with one of
+ * {@link recordSuccess}, {@link recordFailure} or {@link release}. It belongs to the state (the generation) the
+ * breaker was in when it admitted the attempt: once the breaker has changed state since, what it reports is stale and
+ * ignored (see {@link createCircuitBreaker}).
+ */
+export interface CircuitPermit {
+  /** The attempt succeeded: resets the failures in a row; closes a half-open breaker. */
+  recordSuccess(): void;
+  /** The attempt failed in a way that counts (transient): may open the breaker; re-opens a half-open one. */
+  recordFailure(): void;
+  /** The attempt ended in a way that says nothing of the dependency (a permanent error, an abort): frees its probe slot. */
+  release(): void;
+}
+
+/**
  * A circuit breaker shared by every call that passes it (`retry(fn, { breaker })`). `retry()` asks {@link admit}
- * before each attempt and reports each attempt's outcome; use the same methods to guard other work by hand.
+ * before each attempt and reports each attempt's outcome through the permit it got; use the same methods to guard
+ * other work by hand.
+ *
+ * @example
+ * ```ts
+ * const permit = breaker.admit();
+ * if (permit instanceof CircuitOpenError) throw permit;
+ * try {
+ *   const value = await work();
+ *   permit.recordSuccess();
+ *   return value;
+ * } catch (error) {
+ *   permit.recordFailure();
+ *   throw error;
+ * }
+ * ```
  */
 export interface CircuitBreaker {
   /** `'closed'` (calls go through), `'open'` (refused) or `'half-open'` (`halfOpenProbes` calls let through). */
   readonly state: CircuitState;
   /**
-   * Asks to start an attempt: `undefined` when it may (a half-open breaker counts it as a probe), else the
-   * {@link CircuitOpenError} to reject with. Each admitted attempt must end in exactly one of
-   * {@link recordSuccess}, {@link recordFailure} or {@link release}.
+   * Asks to start an attempt: a {@link CircuitPermit} when it may (a half-open breaker counts it as a probe), else the
+   * {@link CircuitOpenError} to reject with. Each permit must end in exactly one of its three methods.
    */
-  admit(): CircuitOpenError | undefined;
-  /** An admitted attempt succeeded: resets the failures in a row; closes a half-open breaker. */
-  recordSuccess(): void;
-  /** An admitted attempt failed in a way that counts (transient): may open the breaker; re-opens a half-open one. */
-  recordFailure(): void;
-  /** An admitted attempt ended in a way that says nothing of the dependency (a permanent error, an abort). */
-  release(): void;
+  admit(): CircuitPermit | CircuitOpenError;
 }
 
 /**
@@ -82,14 +117,22 @@ export interface CircuitBreaker {
  */
 export class CircuitOpenError extends Error {
   override readonly name = 'CircuitOpenError';
-  /** How long until the breaker lets a probe through, in ms; 0 when it is half-open with every probe in flight. */
+  /**
+   * How long until the breaker lets a probe through, in ms. While half-open with every probe in flight: how long
+   * until that round of probes is abandoned at the latest (a probe that reports frees its slot sooner).
+   */
   readonly remainingMs: number;
 
-  constructor(remainingMs: number) {
+  /**
+   * @param remainingMs - {@link remainingMs}.
+   * @param halfOpen - Whether the breaker is half-open with every probe slot taken (the message says so), rather than
+   *   open. Default `false`.
+   */
+  constructor(remainingMs: number, halfOpen = false) {
     super(
-      remainingMs > 0
-        ? `herdless: circuit open, next probe in ${Math.ceil(remainingMs)} ms`
-        : 'herdless: circuit half-open, probes in flight',
+      halfOpen
+        ? `herdless: circuit half-open, probes in flight (a probe slot frees within ${Math.ceil(remainingMs)} ms)`
+        : `herdless: circuit open, next probe in ${Math.ceil(remainingMs)} ms`,
     );
     this.remainingMs = remainingMs;
   }
@@ -108,11 +151,20 @@ class Breaker implements CircuitBreaker {
   /** a: counted attempts, b: their failures, over the window; only with a failureRatio. */
   readonly #counts: SlidingCounts | undefined;
   #state: CircuitState = 'closed';
+  /**
+   * Bumped by every change of state and every abandoned round of probes: a permit reports only while the generation
+   * it was granted in is the current one.
+   */
+  #generation = 0;
+  /** The current generation's permit, made on its first admission and shared by all of them (no object per attempt). */
+  #permit: CircuitPermit | undefined;
   #failuresInARow = 0;
   /** Opens since the breaker last closed: the exponent of the grown break. */
   #opens = 0;
   #openUntil = 0;
   #probes = 0;
+  /** Half-open with every probe slot taken: when the round is abandoned if none of them has reported. */
+  #probesUntil = 0;
 
   constructor(options: CircuitBreakerOptions) {
     if (options === null || typeof options !== 'object') fail(TypeError, 'the breaker options', 'an object', options);
@@ -134,7 +186,7 @@ class Breaker implements CircuitBreaker {
     this.#halfOpenProbes = integer('halfOpenProbes', or(options.halfOpenProbes, 1));
     this.#onStateChange = optionalFn('onStateChange', options.onStateChange);
     this.#random = optionalFn('random', options.random);
-    this.#now = or(optionalFn('now', options.now), () => performance.now());
+    this.#now = steadyClock(optionalFn('now', options.now));
     this.#counts = ratio === undefined ? undefined : new SlidingCounts(windowMs);
     onlyKnown(options, KNOWN, 'circuit breaker');
   }
@@ -147,74 +199,106 @@ class Breaker implements CircuitBreaker {
     return this.#state;
   }
 
-  admit(): CircuitOpenError | undefined {
+  admit(): CircuitPermit | CircuitOpenError {
     const state = this.state;
-    if (state === 'closed') return undefined;
-    if (state === 'half-open' && this.#probes < this.#halfOpenProbes) {
-      this.#probes++;
-      return undefined;
-    }
-    return new CircuitOpenError(state === 'open' ? this.#openUntil - this.#now() : 0);
-  }
-
-  recordSuccess(): void {
-    const state = this.state;
-    if (state === 'closed') {
-      this.#failuresInARow = 0;
-      this.#count(0);
-    } else if (state === 'half-open') {
-      this.#failuresInARow = 0;
-      this.#opens = 0;
-      this.#counts?.clear();
-      this.#change('closed', 'probe-succeeded');
-    } // open: an attempt admitted before it opened; its outcome is stale
-  }
-
-  recordFailure(): void {
-    const state = this.state;
-    if (state === 'half-open') this.#open('probe-failed');
-    else if (state === 'closed') {
-      this.#failuresInARow++;
-      const counts = this.#count(1);
-      if (this.#failuresInARow >= this.#consecutiveFailures) this.#open('consecutive-failures');
-      else if (counts !== undefined && counts.a >= this.#minimumCalls && counts.b >= this.#failureRatio * counts.a) {
-        this.#open('failure-ratio');
+    if (state === 'open') return new CircuitOpenError(this.#openUntil - this.#now());
+    if (state === 'half-open') {
+      const now = this.#now();
+      if (this.#probes >= this.#halfOpenProbes) {
+        if (now < this.#probesUntil) return new CircuitOpenError(this.#probesUntil - now, true);
+        this.#renew(); // no probe reported within breakMs: abandon them, their late outcomes are stale
+        this.#probes = 0;
       }
+      this.#probes++;
+      this.#probesUntil = now + this.#breakMs;
     }
+    if (this.#permit === undefined) {
+      const generation = this.#generation;
+      this.#permit = Object.freeze({
+        recordSuccess: () => this.#record(generation, 0),
+        recordFailure: () => this.#record(generation, 1),
+        release: () => {
+          if (generation === this.#generation && this.#state === 'half-open' && this.#probes > 0) this.#probes--;
+        },
+      });
+    }
+    return this.#permit;
   }
 
-  release(): void {
-    if (this.state === 'half-open' && this.#probes > 0) this.#probes--;
-  }
-
-  #count(failed: number): SlidingCounts | undefined {
+  /** An outcome, counted only if its permit is of the current generation (never the case while open). */
+  #record(generation: number, failed: number): void {
+    if (generation !== this.#generation) return;
+    if (this.#state === 'half-open') {
+      if (failed) this.#open('probe-failed');
+      else {
+        this.#failuresInARow = 0;
+        this.#opens = 0;
+        this.#counts?.clear();
+        this.#change('closed', 'probe-succeeded');
+      }
+      return;
+    }
+    this.#failuresInARow = failed ? this.#failuresInARow + 1 : 0;
     const counts = this.#counts;
     if (counts !== undefined) {
       counts.advance(this.#now());
       counts.add(1, failed);
     }
-    return counts;
+    if (!failed) return;
+    if (this.#failuresInARow >= this.#consecutiveFailures) this.#open('consecutive-failures');
+    else if (counts !== undefined && counts.a >= this.#minimumCalls && counts.b >= this.#failureRatio * counts.a) {
+      this.#open('failure-ratio');
+    }
   }
 
   #open(reason: CircuitChangeReason): void {
     let breakMs = this.#breakMs;
     if (this.#maxBreakMs > breakMs) {
       const ceiling = Math.min(this.#maxBreakMs, breakMs * 2 ** this.#opens);
-      const r = (this.#random ?? Math.random)();
+      const r = num('random()', (this.#random ?? Math.random)(), 'a number in [0, 1)', (n) => n >= 0 && n < 1);
       breakMs = ceiling + r * (Math.min(this.#maxBreakMs, 2 * ceiling) - ceiling);
     }
-    this.#opens++;
     this.#openUntil = this.#now() + breakMs;
+    this.#opens++;
     this.#failuresInARow = 0;
     this.#probes = 0;
     this.#change('open', reason);
   }
 
+  /** Starts a new generation: the permits granted so far are stale. */
+  #renew(): void {
+    this.#generation++;
+    this.#permit = undefined;
+  }
+
+  /**
+   * Moves to `to` and tells `onStateChange`. What the hook throws does not reach the call whose outcome caused the
+   * change (its outcome is its own): it is reported as an EventTarget reports a listener's error.
+   */
   #change(to: CircuitState, reason: CircuitChangeReason): void {
     const from = this.#state;
     this.#state = to;
-    this.#onStateChange?.(Object.freeze({ from, to, reason }));
+    this.#renew();
+    try {
+      this.#onStateChange?.(Object.freeze({ from, to, reason }));
+    } catch (error) {
+      reportLater(error);
+    }
   }
+}
+
+/**
+ * Reports an error that no caller can receive, as an EventTarget does a listener's: through `globalThis.reportError`
+ * where the runtime has one (browsers, Deno, Bun), else rethrown from a `setTimeout(0)` (Node: an
+ * `'uncaughtException'`, which ends the process unless it is listened to).
+ */
+function reportLater(error: unknown): void {
+  const { reportError } = globalThis as { reportError?: (error: unknown) => void };
+  if (typeof reportError === 'function') reportError(error);
+  else
+    setTimeout(() => {
+      throw error;
+    }, 0);
 }
 
 const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
@@ -236,7 +320,20 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
  * retrying give up with a `RetryError` whose reason is `'circuit-open'`. After `breakMs` it lets `halfOpenProbes`
  * calls through: a probe's success closes it, its failure opens it again. It counts each attempt's outcome (not a
  * whole `retry()` call), and only failures that the policy's `isTransient` calls transient (a 404 is not the
- * dependency being down); a success resets the count. Sets no timers: the break is checked when asked.
+ * dependency being down); a success resets the count. Sets no timers: the break is checked when asked (the one
+ * exception rethrows an `onStateChange` error where there is no `reportError`).
+ *
+ * Two rules keep it from wedging or from acting on old news:
+ * - A probe that never reports does not hold its slot forever: when every slot is taken and none of the probes has
+ *   reported within `breakMs` of the last one's admission, that round is abandoned and the next call probes afresh
+ *   (one probe per `breakMs`, no more load than open/half-open cycles). `breakMs` doubles as the probe timeout because
+ *   it is the time the breaker already waits on the dependency; give attempts an `attemptTimeoutMs` to have a hang
+ *   counted as a failure sooner.
+ * - An outcome counts only in the state it was admitted in: every change of state (and every abandoned round of
+ *   probes) starts a new generation, and a permit of an older one reports nothing. So an attempt admitted before the
+ *   breaker opened and finishing while it is half-open neither closes nor re-opens it, an abandoned probe's late
+ *   outcome is ignored, and neither counts toward the closed state's failures in a row or failure ratio later: the
+ *   breaker closed on a fresh probe's success, and news from before that is stale.
  *
  * Choose it when a dependency can be down for long: it stops the calls (first attempts too) instead of only the
  * retries, and it fails fast so callers can fall back. Pair it with a retry budget for overloads short of an outage.

@@ -1,5 +1,15 @@
 import { fail, finite, onlyKnown, optionalFn, or } from './validate';
-import { SlidingCounts } from './window';
+import { SlidingCounts, steadyClock } from './window';
+
+/**
+ * What a retry budget grants a retry: call {@link release} at most once, if the retry it paid for never starts. Giving
+ * it back restores the budget as though it was never spent (if the withdrawal has since left the window, there is
+ * nothing to give back).
+ */
+export interface RetryPermit {
+  /** The retry never started: gives it back. */
+  release(): void;
+}
 
 /** What {@link createRetryBudget} accepts; every field is optional. */
 export interface RetryBudgetOptions {
@@ -12,7 +22,11 @@ export interface RetryBudgetOptions {
   readonly minPerSecond?: number | undefined;
   /** The sliding window, in ms: a finite number > 0. Default `10_000`. */
   readonly windowMs?: number | undefined;
-  /** The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). */
+  /**
+   * The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). A reading that
+   * is not a finite number is a TypeError or RangeError naming `now()` (inside `retry()`, the failure being handled
+   * is its `cause`); a clock that goes back reads as no time passed.
+   */
   readonly now?: (() => number) | undefined;
 }
 
@@ -23,8 +37,12 @@ export interface RetryBudgetOptions {
 export interface RetryBudget {
   /** Records a first attempt (never refused). `retry()` calls it before each call's first attempt. */
   deposit(): void;
-  /** Spends one retry if the budget holds one and returns true, else returns false. `retry()` calls it per retry. */
-  tryWithdraw(): boolean;
+  /**
+   * Spends one retry if the budget holds one and returns a permit for it, else returns `false`. `retry()` calls
+   * it when it decides to retry (before the sleep) and calls the permit's `release()` if that retry never starts (an
+   * abort, the deadline or a throwing `onRetry` cancelled it), which gives the retry back.
+   */
+  tryWithdraw(): RetryPermit | false;
   /** The whole retries the budget holds now: `floor(ratio x firsts + minPerSecond x windowMs / 1000 - retries)`. */
   available(): number;
 }
@@ -42,7 +60,7 @@ class Budget implements RetryBudget {
     const minPerSecond = finite('minPerSecond', or(options.minPerSecond, 10), 0);
     const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');
     this.#reserve = (minPerSecond * windowMs) / 1_000;
-    this.#now = or(optionalFn('now', options.now), () => performance.now());
+    this.#now = steadyClock(optionalFn('now', options.now));
     this.#counts = new SlidingCounts(windowMs);
     onlyKnown(options, KNOWN, 'retry budget');
   }
@@ -58,10 +76,12 @@ class Budget implements RetryBudget {
     this.#counts.add(1, 0);
   }
 
-  tryWithdraw(): boolean {
+  tryWithdraw(): RetryPermit | false {
     if (this.#balance() < 1) return false;
-    this.#counts.add(0, 1);
-    return true;
+    const counts = this.#counts;
+    counts.add(0, 1);
+    const { index } = counts;
+    return { release: () => counts.remove(index, 1) };
   }
 
   available(): number {

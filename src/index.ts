@@ -3,11 +3,12 @@ export {
   type CircuitBreakerOptions,
   type CircuitChangeReason,
   CircuitOpenError,
+  type CircuitPermit,
   type CircuitState,
   type CircuitStateChange,
   createCircuitBreaker,
 } from './breaker';
-export { createRetryBudget, type RetryBudget, type RetryBudgetOptions } from './budget';
+export { createRetryBudget, type RetryBudget, type RetryBudgetOptions, type RetryPermit } from './budget';
 export { getStatus, isNetworkError, isTransient, isTransientStatus } from './classify';
 export { type Backoff, type BackoffOptions, computeDelay, type Jitter } from './delay';
 export { permanent, RetryError, type RetryErrorInit, type StopReason } from './errors';

@@ -1,4 +1,5 @@
-import type { CircuitBreaker } from './breaker';
+import type { CircuitPermit } from './breaker';
+import type { RetryPermit } from './budget';
 import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { type RetryContext, type RetryOptions, toPolicy } from './policy';
@@ -99,7 +100,8 @@ export async function retry<T>(
   let attempt = 1;
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
   let spinsFromMs = 0;
-  let probe: CircuitBreaker | undefined; // the breaker, while it awaits this attempt's outcome
+  let probe: CircuitPermit | undefined; // the breaker's permit, while it awaits this attempt's outcome
+  let spent: RetryPermit | undefined; // the budget's permit for the next attempt, until it starts
 
   try {
     for (; ; attempt++) {
@@ -110,16 +112,22 @@ export async function retry<T>(
         break;
       }
       if (breaker !== undefined) {
-        const refused = breaker.admit();
-        if (refused !== undefined) {
-          if (attempt === 1) throw refused;
-          attempt--; // the breaker opened during the sleep: give up without this attempt
+        let admitted: ReturnType<typeof breaker.admit>;
+        try {
+          admitted = breaker.admit();
+        } catch (error) {
+          throw attempt === 1 ? error : withCause(error, last);
+        }
+        if (admitted instanceof Error) {
+          if (attempt === 1) throw admitted;
+          attempt--; // the breaker opened during the sleep: give up without this attempt (the finally refunds it)
           reason = 'circuit-open';
           break;
         }
-        probe = breaker;
+        probe = admitted;
       }
       if (attempt === 1) p.budget?.deposit();
+      else spent = undefined; // the retry starts: what it spent stays spent
       const context = new Attempt(attempt, startedMs);
       if (watch !== undefined) watch.current = context;
       let outcome: unknown;
@@ -181,8 +189,13 @@ export async function retry<T>(
       // A transient error, a retried result, or an attempt its timeout or the deadline abandoned (a dependency that
       // hangs is the breaker's first case); not a callback still running at the deadline, which says nothing of it.
       if ((timedOut || !byDeadline) && probe !== undefined) {
-        probe.recordFailure();
+        const permit = probe;
         probe = undefined;
+        try {
+          permit.recordFailure();
+        } catch (error) {
+          throw withCause(error, outcome);
+        }
       } // else the finally releases it: a permanent error, an abort or the deadline says nothing of the dependency
       last = outcome;
       lastFailed = failed;
@@ -201,9 +214,7 @@ export async function retry<T>(
         retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
         decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
       } catch (error) {
-        // A broken `random` or `retryAfter` is found here, after a failure: keep that failure reachable as the cause.
-        if (isOwnError(error)) Object.defineProperty(error, 'cause', { value: outcome, configurable: true });
-        throw error;
+        throw withCause(error, outcome);
       }
       if (!decision.retry) {
         reason = decision.reason;
@@ -211,6 +222,7 @@ export async function retry<T>(
       }
       const { delayMs } = decision;
       previousBackoffMs = decision.backoffMs;
+      spent = decision.spent;
       if (p.onRetry) {
         const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
         const attemptsLeft = p.maxAttempts - attempt;
@@ -236,6 +248,7 @@ export async function retry<T>(
   } finally {
     watch?.release();
     probe?.release();
+    spent?.release(); // a retry the budget paid for that never started (an abort, the deadline, onRetry): refunded
   }
 
   if (!lastFailed) return last as T;
@@ -282,6 +295,15 @@ function bounded<R>(
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
   if (watch === undefined && timeoutMs === Infinity) return result;
   return guard(timeoutMs - (now() - start), watch, unref, identity, result);
+}
+
+/**
+ * A broken `random`, `retryAfter` or clock (the policy's, the budget's or the breaker's) is found after a failure:
+ * keeps that failure reachable as the herdless error's `cause`.
+ */
+function withCause(error: unknown, failure: unknown): unknown {
+  if (isOwnError(error)) Object.defineProperty(error, 'cause', { value: failure, configurable: true });
+  return error;
 }
 
 /** A `retryAfter` reader's answer, checked: a number >= 0 (Infinity allowed) or undefined. */

@@ -1,3 +1,5 @@
+import { num } from './validate';
+
 /**
  * Two counters over a sliding window, kept in a fixed ring of buckets: the shared state of a retry budget and of a
  * circuit breaker's failure ratio. Memory is `2 x buckets` numbers whatever the traffic, and each call is O(1) (a
@@ -47,6 +49,23 @@ export class SlidingCounts {
     this.#index = index;
   }
 
+  /** The bucket the window is at (in units of windowMs / buckets): what {@link remove} takes back from. */
+  get index(): number {
+    return this.#index;
+  }
+
+  /**
+   * Takes `b` back out of the bucket at `index` (a past {@link index}), if that bucket is still in the window; else
+   * does nothing (it left the window, and its counts with it). Reads no clock.
+   */
+  remove(index: number, b: number): void {
+    if (!(index > this.#index - this.buckets)) return;
+    const n = this.buckets;
+    const slot = (((index % n) + n) % n) | 0;
+    this.#b[slot] = (this.#b[slot] as number) - b;
+    this.b -= b;
+  }
+
   /** Adds to the counters in the current bucket (call {@link advance} first). */
   add(a: number, b: number): void {
     const n = this.buckets;
@@ -64,4 +83,21 @@ export class SlidingCounts {
     this.a = 0;
     this.b = 0;
   }
+}
+
+/**
+ * The budget's and the breaker's clock: `now` (default `performance.now()`, looked up at each call so fake timers
+ * control it), checked and made steady. A reading that is not a finite number is a TypeError or RangeError naming
+ * `now()`, since NaN or Infinity would silently corrupt the window; a reading below the last one is clamped to it (a
+ * clock that went back, an NTP step say, reads as no time passed), so a window never slides backwards and a break
+ * never lengthens.
+ */
+export function steadyClock(now: (() => number) | undefined): () => number {
+  let last = Number.NEGATIVE_INFINITY;
+  return () => {
+    const t = now === undefined ? performance.now() : now();
+    if (!Number.isFinite(t)) num('now()', t, 'a finite number', () => false);
+    if (t > last) last = t;
+    return last;
+  };
 }

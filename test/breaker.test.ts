@@ -1,6 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import {
   CircuitOpenError,
+  type CircuitPermit,
   type CircuitStateChange,
   createCircuitBreaker,
   isTransient,
@@ -9,6 +13,7 @@ import {
 } from '../src/index';
 import { draws, settle, useFakeClock } from './helpers';
 
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fake = useFakeClock();
 
 const transient = () => Object.assign(new Error('busy'), { status: 503 });
@@ -215,7 +220,10 @@ describe('createCircuitBreaker: open, half-open, and back', () => {
     await fake.clock.tickAsync(0);
     for (const o of others) {
       expect(o.result.reason).toBeInstanceOf(CircuitOpenError);
-      expect(o.result.reason).toMatchObject({ remainingMs: 0 });
+      expect(o.result.reason).toMatchObject({ remainingMs: 5_000 }); // until the round is abandoned, at the latest
+      expect((o.result.reason as Error).message).toBe(
+        'herdless: circuit half-open, probes in flight (a probe slot frees within 5000 ms)',
+      );
     }
     expect(probes.map((p) => p.result.status)).toEqual(['pending', 'pending']);
     finish('ok');
@@ -234,7 +242,7 @@ describe('createCircuitBreaker: open, half-open, and back', () => {
     controller.abort(new Error('stop'));
     await fake.clock.tickAsync(0);
     expect(aborted.result.status).toBe('rejected');
-    expect(breaker.admit()).toBeUndefined(); // its place is free again
+    expect(breaker.admit()).not.toBeInstanceOf(CircuitOpenError); // its place is free again
   });
 
   it('a call retrying when the breaker opens during its sleep gives up with circuit-open', async () => {
@@ -249,7 +257,7 @@ describe('createCircuitBreaker: open, half-open, and back', () => {
   });
 
   it('grows the break with jitter on repeated opens up to maxBreakMs, and starts over once closed', async () => {
-    const { breaker } = await opened({ maxBreakMs: 12_000, random: draws(0.5, 0, 1, 0.25) });
+    const { breaker } = await opened({ maxBreakMs: 12_000, random: draws(0.5, 0, 0.75, 0.25) });
     fake.clock.tick(7_499); // first open: uniform in [5 s, 10 s] at 0.5
     expect(breaker.state).toBe('open');
     fake.clock.tick(1);
@@ -269,25 +277,302 @@ describe('createCircuitBreaker: open, half-open, and back', () => {
   it('takes time from an injected clock', () => {
     let now = 0;
     const breaker = createCircuitBreaker({ consecutiveFailures: 1, breakMs: 100, now: () => now });
-    expect(breaker.admit()).toBeUndefined();
-    breaker.recordFailure();
+    const permit = breaker.admit() as CircuitPermit;
+    expect(permit).not.toBeInstanceOf(CircuitOpenError);
+    permit.recordFailure();
     expect(breaker.state).toBe('open');
     fake.clock.tick(10_000);
     expect(breaker.state).toBe('open');
     now = 100;
     expect(breaker.state).toBe('half-open');
   });
+});
 
-  it('what onStateChange throws reaches the call that caused the change, and the change still happens', async () => {
-    const boom = new Error('listener');
+/** A call through retry() whose single attempt's outcome the test decides later. */
+function pending(breaker: ReturnType<typeof createCircuitBreaker>) {
+  let succeed: (value: string) => void = () => {};
+  let fail: (error: unknown) => void = () => {};
+  const run = settle(
+    retry(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          succeed = resolve;
+          fail = reject;
+        }),
+      { breaker, maxAttempts: 1 },
+    ),
+  );
+  return {
+    run,
+    succeed: (value = 'late') => succeed(value),
+    fail: (error: unknown = transient()) => fail(error),
+  };
+}
+
+describe('createCircuitBreaker: a probe that never reports', () => {
+  it('frees its slot after breakMs: the next call probes, and the abandoned probe is then ignored', async () => {
+    const { breaker, changes } = watched({ consecutiveFailures: 1, breakMs: 5_000 });
+    await once(breaker, transient());
+    fake.clock.tick(5_000);
+    const hung = pending(breaker); // the probe: its dependency never answers, and it has no timeout
+    await fake.clock.tickAsync(0);
+    fake.clock.tick(4_999);
+    expect(await once(breaker)).toBeInstanceOf(CircuitOpenError); // the probe still holds its slot
+    fake.clock.tick(1);
+    // before: every call got CircuitOpenError for as long as the probe hung, here and forever
+    const next = pending(breaker);
+    await fake.clock.tickAsync(0);
+    expect(next.run.result.status).toBe('pending'); // admitted: the new round's probe
+    expect(await once(breaker)).toBeInstanceOf(CircuitOpenError); // one probe at a time still
+    hung.succeed(); // the abandoned probe's late success does not close it
+    await fake.clock.tickAsync(0);
+    expect(hung.run.result).toMatchObject({ status: 'fulfilled', value: 'late' }); // its call keeps its value
+    expect(breaker.state).toBe('half-open');
+    next.fail(); // the live probe decides
+    await fake.clock.tickAsync(0);
+    expect(breaker.state).toBe('open');
+    expect(changes).toEqual([
+      'closed>open:consecutive-failures',
+      'open>half-open:break-elapsed',
+      'half-open>open:probe-failed',
+    ]);
+  });
+
+  it("an abandoned probe's late failure or release does not touch the new round", async () => {
+    const { breaker } = watched({ consecutiveFailures: 1, breakMs: 100, halfOpenProbes: 2 });
+    await once(breaker, transient());
+    fake.clock.tick(100);
+    const old = [pending(breaker), pending(breaker)];
+    await fake.clock.tickAsync(0);
+    fake.clock.tick(100); // both abandoned
+    const fresh = pending(breaker);
+    await fake.clock.tickAsync(0);
+    old[0]?.fail(notFound()); // a permanent error: its release must not free a slot of the new round
+    old[1]?.fail(); // a transient failure: must not re-open it
+    await fake.clock.tickAsync(0);
+    expect(breaker.state).toBe('half-open');
+    const second = pending(breaker); // the new round's second slot
+    await fake.clock.tickAsync(0);
+    expect(second.run.result.status).toBe('pending');
+    expect(await once(breaker)).toBeInstanceOf(CircuitOpenError); // both of the new round's slots are taken
+    fresh.succeed('ok');
+    second.succeed('ok');
+    await fake.clock.tickAsync(0);
+    expect(breaker.state).toBe('closed');
+  });
+});
+
+describe('createCircuitBreaker: an outcome counts only in the state it was admitted in', () => {
+  it('an attempt admitted before the breaker opened, ending while half-open, neither closes nor re-opens it', async () => {
+    const { breaker, changes } = watched({ consecutiveFailures: 1, breakMs: 100 });
+    const before = [pending(breaker), pending(breaker)]; // admitted while closed
+    await fake.clock.tickAsync(0);
+    await once(breaker, transient()); // opens
+    fake.clock.tick(100);
+    expect(breaker.state).toBe('half-open');
+    before[0]?.succeed(); // before: this stale success closed it, with no probe sent
+    await fake.clock.tickAsync(0);
+    expect(breaker.state).toBe('half-open');
+    before[1]?.fail(); // before: this stale failure re-opened it
+    await fake.clock.tickAsync(0);
+    expect(breaker.state).toBe('half-open');
+    expect(before.map((b) => b.run.result.status)).toEqual(['fulfilled', 'rejected']); // the calls' own outcomes
+    await expect(retry(() => 'ok', { breaker })).resolves.toBe('ok'); // the probe slot was still free: it decides
+    expect(changes).toEqual([
+      'closed>open:consecutive-failures',
+      'open>half-open:break-elapsed',
+      'half-open>closed:probe-succeeded',
+    ]);
+  });
+
+  it('nor does it count toward the failures in a row once the breaker has closed again', async () => {
+    const { breaker } = watched({ consecutiveFailures: 2, breakMs: 100 });
+    const stale = pending(breaker);
+    await fake.clock.tickAsync(0);
+    await once(breaker, transient());
+    await once(breaker, transient()); // opens
+    fake.clock.tick(100);
+    await once(breaker); // the probe succeeds: closed
+    stale.fail(); // news from before it opened
+    await fake.clock.tickAsync(0);
+    await once(breaker, transient()); // 1 in a row, not 2
+    expect(breaker.state).toBe('closed');
+    await once(breaker, transient());
+    expect(breaker.state).toBe('open');
+  });
+
+  it('nor toward the failure ratio', async () => {
+    const { breaker } = watched({ consecutiveFailures: 100, failureRatio: 0.5, minimumCalls: 2, breakMs: 100 });
+    const stale = [pending(breaker), pending(breaker)];
+    await fake.clock.tickAsync(0);
+    await once(breaker, transient());
+    await once(breaker, transient()); // 2 of 2: opens
+    fake.clock.tick(100);
+    await once(breaker); // closed, with a fresh window
+    for (const s of stale) s.fail();
+    await fake.clock.tickAsync(0);
+    expect(breaker.state).toBe('closed'); // before: they were 2 of 2 in the new window, and re-opened it
+    await once(breaker); // 0 of 1 counted failures, not 2 of 3
+    await once(breaker, transient()); // 1 of 2: the ratio is reached only now
+    expect(breaker.state).toBe('open');
+    fake.clock.tick(100);
+    await once(breaker);
+    const fresh = pending(breaker);
+    await fake.clock.tickAsync(0);
+    await once(breaker);
+    fresh.fail(); // an outcome of the current state counts: 1 of 2
+    await fake.clock.tickAsync(0);
+    expect(breaker.state).toBe('open');
+  });
+});
+
+describe('createCircuitBreaker: its random and its clock are checked where used', () => {
+  it.each([5, Number.NaN, -0.1, 1])(
+    'random() returning %s: a RangeError naming it, the failure as its cause',
+    async (r) => {
+      const breaker = createCircuitBreaker({ consecutiveFailures: 1, maxBreakMs: 20_000, random: () => r });
+      const failure = transient();
+      // before: a break of NaN ms or 5 breaks long, silently
+      const error = await retry(() => Promise.reject(failure), { breaker }).catch((e) => e);
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.message).toBe(`herdless: random() must be a number in [0, 1), got ${r}`);
+      expect(error.cause).toBe(failure);
+    },
+  );
+
+  it('random() returning a string: a TypeError naming it', () => {
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, maxBreakMs: 20_000, random: () => '0.5' as never });
+    const permit = breaker.admit() as CircuitPermit;
+    expect(() => permit.recordFailure()).toThrow(TypeError);
+    expect(() => permit.recordFailure()).toThrow(
+      /^herdless: random\(\) must be a number \(a number in \[0, 1\)\), got '0.5'$/,
+    );
+  });
+
+  it.each([
+    [Number.NaN, RangeError, /^herdless: now\(\) must be a finite number, got NaN$/],
+    [Infinity, RangeError, /got Infinity$/],
+    ['5', TypeError, /^herdless: now\(\) must be a number \(a finite number\), got '5'$/],
+  ])('now() returning %s: an error naming it', (bad, Kind, message) => {
+    let t: unknown = 0;
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, breakMs: 100, now: () => t as number });
+    (breaker.admit() as CircuitPermit).recordFailure();
+    t = bad; // before: an open breaker that never (NaN) or at once (Infinity) let a probe through
+    expect(() => breaker.state).toThrow(Kind);
+    expect(() => breaker.admit()).toThrow(message);
+  });
+
+  it('inside retry(), a bad now() found after a failure keeps that failure as its cause', async () => {
+    let t = 0;
     const breaker = createCircuitBreaker({
       consecutiveFailures: 1,
+      failureRatio: 1,
+      minimumCalls: 1,
+      now: () => t,
+    });
+    const failure = transient();
+    const error = await retry(
+      () => {
+        t = Number.NaN; // the clock breaks while the attempt runs: found when its failure is counted
+        return Promise.reject(failure);
+      },
+      { breaker },
+    ).catch((e) => e);
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.message).toMatch(/now\(\) must be a finite number/);
+    expect(error.cause).toBe(failure);
+  });
+
+  it('so does a bad now() found when the next attempt asks to start', async () => {
+    let t = 0;
+    const breaker = createCircuitBreaker({ consecutiveFailures: 2, now: () => t });
+    const failure = transient();
+    const run = settle(
+      retry(() => Promise.reject(failure), { breaker, maxAttempts: 3, baseMs: 1_000, random: () => 0.5 }),
+    );
+    await fake.clock.tickAsync(0); // one failure in a row; sleeping 500 ms
+    await once(breaker, transient()); // two: open, read at t = 0
+    t = Number.NaN;
+    await fake.clock.tickAsync(500);
+    expect(run.result.reason).toBeInstanceOf(RangeError);
+    expect(run.result.reason).toMatchObject({ message: expect.stringMatching(/now\(\)/), cause: failure });
+  });
+
+  it('a clock that goes back reads as no time passed: the break neither lengthens nor ends early', () => {
+    let t = 10_000;
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, breakMs: 100, now: () => t });
+    (breaker.admit() as CircuitPermit).recordFailure(); // open until 10,100
+    t = 0; // an NTP step back
+    // before: 10,100 ms to go, a hundred breaks
+    expect((breaker.admit() as CircuitOpenError).remainingMs).toBe(100);
+    t = 50;
+    expect((breaker.admit() as CircuitOpenError).remainingMs).toBe(100);
+    t = 10_100;
+    expect(breaker.state).toBe('half-open');
+  });
+});
+
+describe('createCircuitBreaker: onStateChange that throws', () => {
+  const boom = new Error('listener');
+  const throwing = () =>
+    createCircuitBreaker({
+      consecutiveFailures: 1,
+      breakMs: 100,
       onStateChange: () => {
         throw boom;
       },
     });
-    await expect(retry(() => Promise.reject(transient()), { breaker })).rejects.toBe(boom);
+
+  it("changes no call's outcome: the change stands, and its error is rethrown from a setTimeout(0)", async () => {
+    const breaker = throwing();
+    const failure = transient();
+    // before: the call that opened the breaker rejected with the hook's error instead of its own
+    const error = await retry(() => Promise.reject(failure), { breaker, maxAttempts: 1 }).catch((e) => e);
+    expect(error).toBeInstanceOf(RetryError);
+    expect(error).toMatchObject({ reason: 'attempts', errors: [failure] });
     expect(breaker.state).toBe('open');
+    // Not lost: thrown from a timer, as Node's EventTarget does a listener's error (there, an 'uncaughtException').
+    expect(fake.clock.countTimers()).toBe(1);
+    expect(() => fake.clock.tick(0)).toThrow(boom);
+    // Every later change too, the getter's open -> half-open included, and the probe's call still gets its value.
+    fake.clock.tick(100);
+    expect(breaker.state).toBe('half-open');
+    expect(() => fake.clock.tick(0)).toThrow(boom);
+    await expect(retry(() => 'ok', { breaker })).resolves.toBe('ok');
+    expect(breaker.state).toBe('closed');
+    expect(() => fake.clock.tick(0)).toThrow(boom);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it("in Node, with real timers, the hook's error is an 'uncaughtException' after the call settled as its own", () => {
+    // A child process: a real event loop and no fake clock, and an uncaughtException cannot disturb the test runner.
+    const script = `
+      const { createCircuitBreaker, retry, RetryError } = await import(${JSON.stringify(join(root, 'src', 'index.ts'))});
+      const seen = [];
+      process.on('uncaughtException', (error) => {
+        seen.push('uncaught: ' + error.message);
+        console.log(JSON.stringify(seen));
+      });
+      const breaker = createCircuitBreaker({ consecutiveFailures: 1, onStateChange: () => { throw new Error('hook'); } });
+      const error = await retry(() => Promise.reject(Object.assign(new Error('busy'), { status: 503 })), { breaker, maxAttempts: 1 }).catch((e) => e);
+      seen.push('call: ' + (error instanceof RetryError ? error.reason : error.message), 'state: ' + breaker.state);`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    expect(JSON.parse(String(out))).toEqual(['call: attempts', 'state: open', 'uncaught: hook']);
+  });
+
+  it('reports through globalThis.reportError where the runtime has one (browsers, Deno, Bun)', async () => {
+    const reported: unknown[] = [];
+    vi.stubGlobal('reportError', (error: unknown) => reported.push(error));
+    try {
+      const breaker = throwing();
+      await expect(retry(() => Promise.reject(transient()), { breaker, maxAttempts: 1 })).rejects.toBeInstanceOf(
+        RetryError,
+      );
+      expect(reported).toEqual([boom]);
+      expect(fake.clock.countTimers()).toBe(0);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
 

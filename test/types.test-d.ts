@@ -3,6 +3,7 @@ import {
   type BackoffOptions,
   type CircuitBreaker,
   CircuitOpenError,
+  type CircuitPermit,
   type CircuitState,
   type CircuitStateChange,
   computeDelay,
@@ -22,6 +23,7 @@ import {
   RetryError,
   type RetryEvent,
   type RetryOptions,
+  type RetryPermit,
   type RetryPolicy,
   readRetryAfter,
   retry,
@@ -101,7 +103,7 @@ describe('public types', () => {
     const budget = createRetryBudget({ ratio: 0.2, minPerSecond: 1, windowMs: 5_000, now: () => 0 });
     expectTypeOf(budget).toEqualTypeOf<RetryBudget>();
     expectTypeOf(budget.available()).toEqualTypeOf<number>();
-    expectTypeOf(budget.tryWithdraw()).toEqualTypeOf<boolean>();
+    expectTypeOf(budget.tryWithdraw()).toEqualTypeOf<RetryPermit | false>();
     const breaker = createCircuitBreaker({
       consecutiveFailures: 3,
       failureRatio: 0.5,
@@ -112,7 +114,11 @@ describe('public types', () => {
     });
     expectTypeOf(breaker).toEqualTypeOf<CircuitBreaker>();
     expectTypeOf(breaker.state).toEqualTypeOf<'closed' | 'open' | 'half-open'>();
-    expectTypeOf(breaker.admit()).toEqualTypeOf<CircuitOpenError | undefined>();
+    expectTypeOf(breaker.admit()).toEqualTypeOf<CircuitPermit | CircuitOpenError>();
+    const permit = breaker.admit();
+    // @ts-expect-error a refusal has no outcome to report: narrow it first
+    permit.recordSuccess();
+    if (!(permit instanceof CircuitOpenError)) expectTypeOf(permit.recordFailure).toEqualTypeOf<() => void>();
     expectTypeOf(new CircuitOpenError(5).remainingMs).toEqualTypeOf<number>();
     expectTypeOf(retry(() => 1, { budget, breaker })).toEqualTypeOf<Promise<number>>();
     expectTypeOf(createPolicy({ budget, breaker }).budget).toEqualTypeOf<RetryBudget | undefined>();

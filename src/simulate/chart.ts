@@ -95,7 +95,7 @@ const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').
  */
 export function svgChart(series: readonly LoadSeries[], options: ChartOptions): string {
   const W = 960;
-  const m = { left: 70, right: 24, top: 52, bottom: 48 };
+  const m = { left: 70, right: 24, top: 72, bottom: 48 }; // top: the title, the legend line, then the first panel's name
   const [panelH, gap] = [96, 30];
   const H = m.top + series.length * (panelH + gap) - gap + m.bottom;
   const plotW = W - m.left - m.right;

@@ -159,7 +159,7 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
       const kind = server.arrive(time) ? SUCCEEDED : server.retryAfter(time) === undefined ? FAILED : HINTED;
       queue.push(time + hop(), client, kind);
     } else if (event.kind === SUCCEEDED) {
-      retries.succeeded();
+      retries.succeeded(client);
       latencies[succeeded++] = time - (firstSend[client] as number);
       lastFinishMs = Math.max(lastFinishMs, time);
     } else {

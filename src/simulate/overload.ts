@@ -213,7 +213,7 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
         queue.push(deadline, client, FAIL);
       }
     } else if (kind === OK) {
-      retries.succeeded();
+      retries.succeeded(client);
       latencies[succeeded++] = time - (starts[client] as number);
       const second = secondOf(client);
       if (second >= 0 && second < seconds) good[second] = (good[second] as number) + 1;

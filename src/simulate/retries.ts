@@ -1,3 +1,5 @@
+import type { CircuitPermit } from '../breaker';
+import type { RetryPermit } from '../budget';
 import { type Decision, decide } from '../decide';
 import type { RetryPolicy } from '../policy';
 
@@ -20,30 +22,46 @@ export class ClientRetries {
   readonly #failed: Uint32Array;
   /** The last backoff per client; NaN for none yet. */
   readonly #previous: Float64Array;
+  /** Each client's permit from the breaker for its attempt in flight. */
+  readonly #permits: (CircuitPermit | undefined)[];
+  /** Each client's permit from the budget for the retry it is waiting to send. */
+  readonly #spent: (RetryPermit | undefined)[];
 
   constructor(clients: number, policy: RetryPolicy<never>, rule: RetryAfterRule = 'spread') {
     this.#policy = policy;
     this.#rule = rule;
     this.#failed = new Uint32Array(clients);
     this.#previous = new Float64Array(clients).fill(Number.NaN);
+    this.#permits = new Array(clients);
+    this.#spent = new Array(clients);
   }
 
   /**
    * A client is about to send an attempt: whether the breaker admits it (as `retry()` asks before each attempt); a
    * first attempt also deposits in the budget. A refused first attempt is `retry()`'s CircuitOpenError; a refused
-   * retry, its `'circuit-open'` stop.
+   * retry, its `'circuit-open'` stop, which gives back what the retry spent of the budget, as `retry()` does.
    */
   start(client: number): boolean {
     const { breaker, budget } = this.#policy;
+    const spent = this.#spent[client];
+    this.#spent[client] = undefined;
     // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
-    if (breaker !== undefined && (breaker.state === 'open' || breaker.admit() !== undefined)) return false;
+    if (breaker !== undefined) {
+      const admitted = breaker.state === 'open' ? undefined : breaker.admit();
+      if (admitted === undefined || admitted instanceof Error) {
+        spent?.release();
+        return false;
+      }
+      this.#permits[client] = admitted;
+    }
     if (this.#failed[client] === 0) budget?.deposit();
     return true;
   }
 
   /** An admitted attempt succeeded: reported to the breaker. */
-  succeeded(): void {
-    this.#policy.breaker?.recordSuccess();
+  succeeded(client: number): void {
+    this.#permits[client]?.recordSuccess();
+    this.#permits[client] = undefined;
   }
 
   /**
@@ -51,7 +69,8 @@ export class ClientRetries {
    * not): reported to the breaker, then what herdless decides, remembered for next time.
    */
   failed(client: number, elapsedMs: number, retryAfterMs?: number): Decision {
-    this.#policy.breaker?.recordFailure();
+    this.#permits[client]?.recordFailure();
+    this.#permits[client] = undefined;
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;
@@ -60,7 +79,10 @@ export class ClientRetries {
       this.#rule === 'floor-plus-backoff' && retryAfterMs !== undefined && retryAfterMs <= this.#policy.maxRetryAfterMs
         ? floorPlusBackoff(this.#policy, attempt, elapsedMs, retryAfterMs, previous)
         : decide(this.#policy, attempt, elapsedMs, retryAfterMs, previous);
-    if (d.retry) this.#previous[client] = d.backoffMs ?? Number.NaN;
+    if (d.retry) {
+      this.#previous[client] = d.backoffMs ?? Number.NaN;
+      this.#spent[client] = d.spent;
+    }
     return d;
   }
 }
@@ -78,5 +100,5 @@ function floorPlusBackoff(
   previous: number | undefined,
 ): Decision {
   const d = decide(policy, attempt, elapsedMs + retryAfterMs, undefined, previous);
-  return d.retry ? { retry: true, delayMs: retryAfterMs + d.delayMs, backoffMs: d.backoffMs } : d;
+  return d.retry ? { ...d, delayMs: retryAfterMs + d.delayMs } : d;
 }

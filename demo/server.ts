@@ -1,0 +1,101 @@
+/**
+ * The demo's dependency: a real node:http server on 127.0.0.1 with a fixed capacity. It serves one request at a time,
+ * first in first out, `capacity` a second (each takes `1000 / capacity` ms of its time), with an unbounded queue, as
+ * many servers do; during the slowdown each request takes ten times as long (at `slowdownCapacity` 0.1). It does not
+ * notice when a client gives up: a request whose client closed the connection while it waited is still worked on when
+ * its turn comes (wasted work, counted), which is how a backlog outlives the blip that made it.
+ *
+ * The work itself is a timer (the server's time is modelled, not burned on the CPU the clients share), so the demo
+ * measures the retry policies, not the machine.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface CapacityServerOptions {
+  /** Requests served per second at full speed. */
+  readonly capacity: number;
+  /** The slowdown, in ms from the server's start: `[slowFromMs, slowToMs)`. */
+  readonly slowFromMs: number;
+  readonly slowToMs: number;
+  /** The capacity during the slowdown, as a share of `capacity`. */
+  readonly slowdownCapacity: number;
+  /** The width of a load window, in ms: `load` counts arrivals per window. */
+  readonly windowMs: number;
+}
+
+export class CapacityServer {
+  /** Requests that arrived in each window, from the start. */
+  readonly load: number[] = [];
+  /** Requests that arrived in all. */
+  received = 0;
+  /** Requests answered to a client that was still waiting. */
+  served = 0;
+  /** Requests worked on after their client had given up (closed the connection): wasted work. */
+  wasted = 0;
+  readonly #o: CapacityServerOptions;
+  readonly #server = createServer((req, res) => this.#arrive(req, res));
+  /** The responses waiting for their turn: cleared when the server closes. */
+  readonly #pending = new Set<ReturnType<typeof setTimeout>>();
+  #start = 0;
+  #busyUntil = 0;
+
+  constructor(options: CapacityServerOptions) {
+    this.#o = options;
+    this.#server.keepAliveTimeout = 60_000;
+  }
+
+  /** Listens on a free port of 127.0.0.1 and resolves with the URL to call. Time 0 is set by `begin`. */
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/`;
+  }
+
+  /**
+   * Sets time 0 (the start of the first load window and the reference of the slowdown) to `origin` (a
+   * `performance.now()`), with an empty queue and every count at 0 (requests before it warmed the connections up).
+   */
+  begin(origin: number): void {
+    this.#start = origin;
+    this.#busyUntil = 0;
+    this.load.length = 0;
+    this.received = 0;
+    this.served = 0;
+    this.wasted = 0;
+  }
+
+  /** How far behind the server is at `timeMs` (ms from the start): the queued work it has not done yet. */
+  backlogMs(timeMs: number): number {
+    return Math.max(0, this.#busyUntil - timeMs);
+  }
+
+  /** Drops the work still queued (nobody will read it), closes every connection and the server. */
+  async close(): Promise<void> {
+    for (const timer of this.#pending) clearTimeout(timer);
+    this.#pending.clear();
+    this.#server.closeAllConnections();
+    await new Promise((resolve) => this.#server.close(resolve));
+  }
+
+  #arrive(req: IncomingMessage, res: ServerResponse): void {
+    const o = this.#o;
+    const now = performance.now() - this.#start;
+    this.received++;
+    const w = Math.max(0, Math.floor(now / o.windowMs));
+    while (this.load.length <= w) this.load.push(0);
+    this.load[w] = (this.load[w] as number) + 1;
+    req.resume();
+    // First in first out: this request's work begins when the work queued before it ends.
+    const begin = Math.max(now, this.#busyUntil);
+    const slow = begin >= o.slowFromMs && begin < o.slowToMs;
+    this.#busyUntil = begin + 1_000 / (o.capacity * (slow ? o.slowdownCapacity : 1));
+    const timer = setTimeout(() => {
+      this.#pending.delete(timer);
+      if (res.destroyed || res.socket === null) this.wasted++;
+      else {
+        this.served++;
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      }
+    }, this.#busyUntil - now);
+    this.#pending.add(timer);
+  }
+}
