@@ -215,3 +215,14 @@ describe('retry: zero-delay retries', () => {
     expect(spy.mock.calls.map(([, ms]) => ms)).toEqual([5]);
   });
 });
+
+describe('retry: a late timer', () => {
+  it('a sleep that ends at the deadline (its timer late by a blocked event loop) gives up without another attempt', async () => {
+    const fn = vi.fn(() => Promise.reject(transient()));
+    setTimeout(() => fake.clock.tick(1), 99); // set first, so it runs just before the sleep's timer: 1 ms of blocking
+    const run = settle(retry(fn, { timeoutMs: 100, baseMs: 0, capMs: 0, retryAfter: () => 99 }));
+    await fake.clock.tickAsync(100);
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 100 });
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+});
