@@ -16,7 +16,12 @@ const core = [
 const byFile: Record<string, string[]> = {
   'src/window.ts': ['test/window.test.ts', 'test/budget.test.ts', 'test/breaker.test.ts'],
   'src/budget.ts': ['test/budget.test.ts', 'test/overload.test.ts'],
-  'src/breaker.ts': ['test/breaker.test.ts', 'test/overload.test.ts'],
+  'src/breaker.ts': [
+    'test/breaker.test.ts',
+    'test/breaker-edges.test.ts',
+    'test/budget.test.ts',
+    'test/overload.test.ts',
+  ],
   'src/http/fetch.ts': ['test/fetch.test.ts', 'test/fetch-stub.test.ts'],
   'src/retry.ts': [
     ...core,

@@ -108,3 +108,17 @@ describe('SlidingCounts', () => {
     expect([counts.a, counts.b]).toEqual([0, 0]);
   });
 });
+
+describe('SlidingCounts.remove', () => {
+  it('takes b back out of its bucket, so the bucket leaving later takes away only what is left', () => {
+    const counts = new SlidingCounts(1_000, 10);
+    counts.advance(250);
+    counts.add(0, 3);
+    const { index } = counts;
+    counts.advance(420); // two buckets on: still in the window
+    counts.remove(index, 1);
+    expect(counts.b).toBe(2);
+    counts.advance(1_250); // the bucket of 250 left: its 2 with it
+    expect(counts.b).toBe(0);
+  });
+});
