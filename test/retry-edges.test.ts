@@ -226,3 +226,24 @@ describe('retry: a late timer', () => {
     expect(fn).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('retry: zero-delay retries that take time', () => {
+  it('yield once 16 of them ran and 4 ms passed since the first: not one later', async () => {
+    let calls = 0;
+    const run = settle(
+      retry(
+        () => {
+          calls++;
+          fake.clock.tick(1); // each attempt: 1 ms of synchronous work, so the 4 ms pass long before the 16th
+          throw new Error('busy');
+        },
+        { baseMs: 0, capMs: 0, maxAttempts: 40 },
+      ),
+    );
+    for (let i = 0; i < 100; i++) await Promise.resolve();
+    expect(calls).toBe(16); // the retry after the 16th attempt is the 16th in a row: it yields
+    expect(fake.clock.countTimers()).toBe(1); // the yield's setTimeout(0)
+    await fake.clock.runAllAsync();
+    expect(run.result.reason).toMatchObject({ reason: 'attempts', attempts: 40 });
+  });
+});
