@@ -247,3 +247,73 @@ describe('retry: zero-delay retries that take time', () => {
     expect(run.result.reason).toMatchObject({ reason: 'attempts', attempts: 40 });
   });
 });
+
+describe('retry: the first attempt, an abort mid-attempt, a broken breaker clock', () => {
+  it('the first attempt has elapsedMs 0, even on a clock that moves at every reading', async () => {
+    let t = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (t += 1));
+    const contexts: RetryContext[] = [];
+    await retry((ctx) => {
+      contexts.push(ctx);
+      return 'ok';
+    });
+    expect(contexts.map((c) => c.elapsedMs)).toEqual([0]);
+    vi.restoreAllMocks();
+  });
+
+  it('an abort while an attempt runs rejects with the reason and asks no callback about the attempt', async () => {
+    const controller = new AbortController();
+    const reason = new Error('gone');
+    const shouldRetryResult = vi.fn(() => false);
+    const onFailure = vi.fn();
+    const run = settle(
+      retry(() => new Promise<string>(() => {}), { signal: controller.signal, shouldRetryResult, onFailure }),
+    );
+    await fake.clock.tickAsync(10);
+    controller.abort(reason);
+    await fake.clock.tickAsync(0);
+    expect(run.result).toMatchObject({ status: 'rejected', reason });
+    expect(shouldRetryResult).not.toHaveBeenCalled();
+    expect(onFailure).not.toHaveBeenCalled();
+  });
+
+  it('a breaker whose clock breaks before the first attempt: rejects with its error as it is, no cause', async () => {
+    let broken = false;
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, now: () => (broken ? Number.NaN : 0) });
+    const permit = breaker.admit();
+    if (!(permit instanceof Error)) permit.recordFailure(); // open, so admit() reads the clock
+    broken = true;
+    const fn = vi.fn();
+    const error = (await retry(fn, { breaker }).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^herdless: now\(\) must be a finite number, got NaN/);
+    expect(Object.hasOwn(error, 'cause')).toBe(false);
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('a breaker whose clock breaks before a retry: rejects with its error, the failure as its cause', async () => {
+    let broken = false;
+    const failure = transient();
+    const fn = vi.fn(() => Promise.reject(failure));
+    const breaker = createCircuitBreaker({ consecutiveFailures: 2, now: () => (broken ? Number.NaN : 0) });
+    const run = settle(
+      retry(fn, {
+        breaker,
+        baseMs: 20,
+        capMs: 20,
+        jitter: 'none',
+        onRetry: () => {
+          // Another call's failure opens it during this call's sleep, then its clock breaks: the next admit() reads it.
+          const other = breaker.admit();
+          if (!(other instanceof Error)) other.recordFailure();
+          broken = true;
+        },
+      }),
+    );
+    await fake.clock.tickAsync(20);
+    expect(run.result.status).toBe('rejected');
+    const error = run.result.reason as Error;
+    expect(error.message).toMatch(/^herdless: now\(\) must be a finite number, got NaN/);
+    expect(error.cause).toBe(failure);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+});
