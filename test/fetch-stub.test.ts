@@ -66,3 +66,38 @@ describe('retryingFetch options, at their edges', () => {
     expect(fetch).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('retryingFetch on older runtimes', () => {
+  it('works where Request is missing', async () => {
+    const fetch = vi.fn(async () => new Response('ok'));
+    vi.stubGlobal('Request', undefined);
+    try {
+      expect((await retryingFetch({ fetch })(URL)).status).toBe(200);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("works where AbortSignal.any is missing (Node < 20.3): the caller's abort still stops the attempt", async () => {
+    const any = AbortSignal.any;
+    Object.defineProperty(AbortSignal, 'any', { value: undefined, configurable: true, writable: true });
+    try {
+      const signals: AbortSignal[] = [];
+      const fetch = vi.fn(async (_input: RequestInfo | URL, init?: RequestInit) => {
+        signals.push(init?.signal as AbortSignal);
+        return busy();
+      });
+      const controller = new AbortController();
+      const result = settle(retryingFetch({ fetch })(URL, { signal: controller.signal }));
+      await fake.clock.tickAsync(0);
+      const reason = new Error('stop');
+      controller.abort(reason);
+      await fake.clock.tickAsync(0);
+      expect(result.result).toMatchObject({ status: 'rejected', reason });
+      expect(signals[0]?.aborted).toBe(true);
+      expect(signals[0]?.reason).toBe(reason);
+    } finally {
+      Object.defineProperty(AbortSignal, 'any', { value: any, configurable: true, writable: true });
+    }
+  });
+});
