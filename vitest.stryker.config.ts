@@ -22,6 +22,8 @@ const byFile: Record<string, string[]> = {
     'test/budget.test.ts',
     'test/overload.test.ts',
   ],
+  // validate.ts's checks for the budget and breaker options (shaped(), the named unknown-option message) run there.
+  'src/validate.ts': [...core, 'test/budget.test.ts', 'test/breaker.test.ts'],
   'src/http/fetch.ts': ['test/fetch.test.ts', 'test/fetch-stub.test.ts'],
   'src/retry.ts': [
     ...core,
