@@ -228,6 +228,25 @@ describe('retry: a late timer', () => {
 });
 
 describe('retry: zero-delay retries that take time', () => {
+  it('yield as soon as 4 ms passed since the first of them, not only after more', async () => {
+    let calls = 0;
+    const run = settle(
+      retry(
+        () => {
+          calls++;
+          if (calls === 17) fake.clock.tick(4); // the first 16 take no time; the 17th takes exactly 4 ms
+          throw new Error('busy');
+        },
+        { baseMs: 0, capMs: 0, maxAttempts: 40 },
+      ),
+    );
+    for (let i = 0; i < 100; i++) await Promise.resolve();
+    expect(calls).toBe(17);
+    expect(fake.clock.countTimers()).toBe(1); // the yield's setTimeout(0)
+    await fake.clock.runAllAsync();
+    expect(run.result.reason).toMatchObject({ reason: 'attempts', attempts: 40 });
+  });
+
   it('yield once 16 of them ran and 4 ms passed since the first: not one later', async () => {
     let calls = 0;
     const run = settle(
