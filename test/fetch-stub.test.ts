@@ -101,3 +101,19 @@ describe('retryingFetch on older runtimes', () => {
     }
   });
 });
+
+describe('retryingFetch giving up', () => {
+  it("a retried request whose network failures outlast the attempts rejects with retry()'s own RetryError", async () => {
+    const fetch = vi.fn(async () => {
+      throw new TypeError('fetch failed');
+    });
+    const call = settle(retryingFetch({ fetch, maxAttempts: 3, baseMs: 1, capMs: 1 })(URL));
+    await fake.clock.tickAsync(10);
+    expect(fetch).toHaveBeenCalledTimes(3);
+    expect(call.result.status).toBe('rejected');
+    expect(call.result.reason).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 3 });
+    expect((call.result.reason as Error).message).toMatch(
+      /^gave up after 3 attempts over \d+ ms \(maxAttempts 3\): fetch failed$/,
+    );
+  });
+});
