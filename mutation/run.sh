@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
-  mapfile -t files < <(ls src/*.ts | grep -vE '^src/(cli|index)\.ts$')
+  mapfile -t files < <(ls src/*.ts src/http/*.ts | grep -vE '^src/(cli|index)\.ts$')
 fi
 for file in "${files[@]}"; do
   echo "mutate: $file"

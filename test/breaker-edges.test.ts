@@ -1,0 +1,63 @@
+import { describe, expect, it, vi } from 'vitest';
+import { CircuitOpenError, type CircuitPermit, createCircuitBreaker } from '../src/index';
+import { useFakeClock } from './helpers';
+
+// Behaviour of the circuit breaker that mutation testing (issue 10) found unpinned: each test here fails on a mutant
+// of src/breaker.ts that every other test let through.
+const fake = useFakeClock();
+
+const admitted = (breaker: ReturnType<typeof createCircuitBreaker>): CircuitPermit => {
+  const permit = breaker.admit();
+  if (permit instanceof CircuitOpenError) throw new Error('expected a permit');
+  return permit;
+};
+
+describe('createCircuitBreaker', () => {
+  it('a success never opens it, even the one that brings the calls to minimumCalls with the failure ratio over', () => {
+    const breaker = createCircuitBreaker({ consecutiveFailures: 100, failureRatio: 0.5, minimumCalls: 4 });
+    for (let i = 0; i < 3; i++) admitted(breaker).recordFailure(); // 3 calls: under minimumCalls
+    admitted(breaker).recordSuccess(); // 4 calls, 3 failed: 75% >= 50%, but this one succeeded
+    expect(breaker.state).toBe('closed');
+    admitted(breaker).recordFailure(); // 5 calls, 4 failed: a failure opens it
+    expect(breaker.state).toBe('open');
+  });
+
+  it('with breaks that do not grow (maxBreakMs = breakMs, the default) it draws no random number', () => {
+    const random = vi.fn(() => 0.5);
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, breakMs: 1_000, random });
+    admitted(breaker).recordFailure();
+    expect(breaker.state).toBe('open');
+    fake.clock.tick(999);
+    expect(breaker.state).toBe('open');
+    fake.clock.tick(1);
+    expect(breaker.state).toBe('half-open');
+    expect(random).not.toHaveBeenCalled();
+  });
+
+  it('without a failureRatio it keeps no window: an outcome in the closed state reads no clock', () => {
+    const now = vi.fn(() => 0);
+    const breaker = createCircuitBreaker({ consecutiveFailures: 3, now });
+    const permit = admitted(breaker);
+    now.mockClear();
+    permit.recordSuccess();
+    admitted(breaker).recordFailure();
+    expect(now).not.toHaveBeenCalled();
+  });
+
+  it('admissions in one state share one permit (no object per attempt)', () => {
+    const breaker = createCircuitBreaker();
+    expect(admitted(breaker)).toBe(admitted(breaker));
+  });
+
+  it('a half-open permit released twice does not make room for an extra probe', () => {
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, breakMs: 1_000, halfOpenProbes: 1 });
+    admitted(breaker).recordFailure();
+    fake.clock.tick(1_000);
+    expect(breaker.state).toBe('half-open');
+    const permit = admitted(breaker);
+    permit.release();
+    permit.release(); // a misuse: each permit ends once
+    admitted(breaker); // the one probe slot
+    expect(breaker.admit()).toBeInstanceOf(CircuitOpenError);
+  });
+});
