@@ -37,9 +37,11 @@ export class SlidingCounts {
       this.a = 0;
       this.b = 0;
     } else {
-      // Counted in steps, not by index: past 2^53 buckets `i++` cannot move an index, and the loop would not end.
+      // Counted in steps, not by index: past 2^53 buckets `i++` cannot move an index, and the loop would not end; and
+      // from the current slot, not `index + k`, which rounds there (a short step would clear the slot it came from).
+      const start = ((this.#index % n) + n) % n;
       for (let k = 1; k <= steps; k++) {
-        const slot = (((this.#index + k) % n) + n) % n;
+        const slot = (start + k) % n;
         this.a -= this.#a[slot] as number;
         this.b -= this.#b[slot] as number;
         this.#a[slot] = 0;
