@@ -174,6 +174,7 @@ export async function retry<T>(
         if (!byDeadline && !verdict) {
           probe?.recordSuccess();
           probe = undefined;
+          if (watch?.aborted) throw (signal as AbortSignal).reason; // aborted by the breaker's onStateChange
           return outcome as T;
         }
       }
@@ -260,6 +261,9 @@ export async function retry<T>(
     spent?.release(); // a retry the budget paid for that never started (an abort, the deadline, onRetry): refunded
   }
 
+  // An abort from inside a hook that ran after the last check (retryAfter, random, a budget's or breaker's clock or
+  // onStateChange) still wins.
+  if (watch?.aborted) throw (signal as AbortSignal).reason;
   if (!lastFailed) return last as T;
   const detail =
     reason === 'attempts'

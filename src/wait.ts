@@ -77,6 +77,7 @@ export class Watch<C = unknown> {
   /** Wakes the pending guard, if any, with {@link ABORTED}; set by {@link guard}. */
   wake: (() => void) | undefined;
   #unsubscribe: (() => void) | undefined;
+  #released = false;
 
   constructor(
     readonly signal: AbortSignal,
@@ -88,11 +89,14 @@ export class Watch<C = unknown> {
     return this.signal.aborted;
   }
 
-  /** Subscribes, once; if the signal aborted before that, does now what the abort would have done. */
+  /**
+   * Subscribes, once, until {@link release}; and whenever the signal has aborted already, does now what the abort
+   * does (it may have fired while no guard was waiting, between an attempt's start and its guard's first wait).
+   */
   listen(): void {
-    if (this.#unsubscribe !== undefined) return;
+    if (this.#released) return;
     if (this.signal.aborted) this.fire();
-    else this.#unsubscribe = subscribe(this.signal, this);
+    else this.#unsubscribe ??= subscribe(this.signal, this);
   }
 
   /** Called by the registry when the signal aborts. */
@@ -101,8 +105,10 @@ export class Watch<C = unknown> {
     this.wake?.();
   }
 
-  /** Lets go of the signal: the last call sharing it removes herdless's listener. */
+  /** Lets go of the signal, for good (a context read after the call settled does not subscribe again): the last call
+   * sharing it removes herdless's listener. */
   release(): void {
+    this.#released = true;
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
   }
