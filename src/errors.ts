@@ -28,7 +28,9 @@ import { safeString } from './validate';
 function messageOf(error: unknown): string {
   try {
     const message = (error as { message?: unknown } | null)?.message;
-    if (typeof message === 'string') return message;
+    // fetch's network errors say only "fetch failed": what failed (ECONNREFUSED, ...) is the cause's code.
+    const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+    if (typeof message === 'string') return typeof code === 'string' ? `${message} (${code})` : message;
   } catch {
     // a throwing `message` getter or a revoked Proxy: fall back to the tag
   }

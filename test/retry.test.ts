@@ -109,6 +109,15 @@ describe('retry: outcomes', () => {
     });
   });
 
+  it("the message names a network error's code, which fetch keeps in its cause (new-user review)", async () => {
+    const refused = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }),
+    });
+    const error = await retry(() => Promise.reject(refused), { maxAttempts: 1 }).catch((e: RetryError) => e);
+    expect(error.message).toBe('gave up after 1 attempt over 0 ms (maxAttempts 1): fetch failed (ECONNREFUSED)');
+    expect(error.cause).toBe(refused);
+  });
+
   it('a thrown string is retried and kept as the cause', async () => {
     const { fn } = failing('nope', 'nope', 'nope');
     const run = settle(retry(fn, { baseMs: 0 }));
