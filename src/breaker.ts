@@ -1,3 +1,4 @@
+import { nearest } from './nearest';
 import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
 
@@ -253,7 +254,7 @@ class Breaker implements CircuitBreaker {
     this.#random = optionalFn('random', options.random);
     this.#now = steadyClock(optionalFn('now', options.now));
     this.#counts = ratio === undefined ? undefined : new SlidingCounts(windowMs);
-    onlyKnown(options, KNOWN, 'circuit breaker');
+    onlyKnown(options, KNOWN, 'circuit breaker', (key) => nearest(key, KNOWN));
   }
 
   get state(): CircuitState {

@@ -1,3 +1,4 @@
+import { nearest } from './nearest';
 import { fail, finite, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
 
@@ -62,7 +63,7 @@ class Budget implements RetryBudget {
     this.#reserve = (minPerSecond * windowMs) / 1_000;
     this.#now = steadyClock(optionalFn('now', options.now));
     this.#counts = new SlidingCounts(windowMs);
-    onlyKnown(options, KNOWN, 'retry budget');
+    onlyKnown(options, KNOWN, 'retry budget', (key) => nearest(key, KNOWN));
   }
 
   #balance(): number {

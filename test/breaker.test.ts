@@ -732,6 +732,13 @@ describe('createCircuitBreaker: bad options name themselves', () => {
     [{ random: 1 }, TypeError, /random must be a function/],
     [{ now: null }, TypeError, /now must be a function, got null/],
     [{ threshold: 5 }, TypeError, /unknown circuit breaker option 'threshold' \(known: consecutiveFailures, /],
+    [
+      { consecutiveFailure: 5 },
+      TypeError,
+      /^herdless: unknown circuit breaker option 'consecutiveFailure'; did you mean consecutiveFailures\? \(known: /,
+    ],
+    [{ halfOpenProbe: 2 }, TypeError, /option 'halfOpenProbe'; did you mean halfOpenProbes\?/],
+    [{ breakms: 2 }, TypeError, /option 'breakms'; did you mean breakMs\?/],
   ])('%o', (options, Kind, message) => {
     expect(() => createCircuitBreaker(options as never)).toThrow(Kind);
     expect(() => createCircuitBreaker(options as never)).toThrow(message);

@@ -378,7 +378,14 @@ describe('createRetryBudget: bad options name themselves', () => {
     [{ windowMs: 0 }, RangeError, /windowMs must be a finite number > 0, got 0/],
     [{ windowMs: Infinity }, RangeError, /windowMs .* got Infinity/],
     [{ now: 5 }, TypeError, /now must be a function, got 5/],
-    [{ ratioo: 0.1 }, TypeError, /unknown retry budget option 'ratioo' \(known: ratio, minPerSecond, windowMs, now\)/],
+    [
+      { ratioo: 0.1 },
+      TypeError,
+      /unknown retry budget option 'ratioo'; did you mean ratio\? \(known: ratio, minPerSecond, windowMs, now\)/,
+    ],
+    [{ minPerSecnd: 1 }, TypeError, /unknown retry budget option 'minPerSecnd'; did you mean minPerSecond\?/],
+    [{ windowMS: 1 }, TypeError, /option 'windowMS'; did you mean windowMs\?/],
+    [{ budget: 1 }, TypeError, /^herdless: unknown retry budget option 'budget' \(known: /], // 3+ edits: no guess
   ])('%o', (options, Kind, message) => {
     expect(() => createRetryBudget(options as never)).toThrow(Kind);
     expect(() => createRetryBudget(options as never)).toThrow(message);
