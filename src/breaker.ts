@@ -1,3 +1,4 @@
+import { nearest } from './nearest';
 import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
 
@@ -61,24 +62,39 @@ export interface CircuitBreakerOptions {
   readonly random?: (() => number) | undefined;
   /**
    * The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). A reading that
-   * is not a finite number is a TypeError or RangeError naming `now()` (inside `retry()`, the failure being handled
-   * is its `cause`); a clock that goes back reads as no time passed.
+   * is not a finite number is a TypeError or RangeError naming `now()`, thrown by `state`, `admit()` and
+   * `recordFailure()` (inside `retry()`, the failure being handled is its `cause`) but only reported by
+   * `recordSuccess()`, as an `onStateChange` error is, so that a success stays one; a clock that goes back reads as no
+   * time passed.
    */
   readonly now?: (() => number) | undefined;
 }
 
 /**
- * What {@link CircuitBreaker.admit} grants an attempt: report its outcome through it, exactly once, with one of
- * {@link recordSuccess}, {@link recordFailure} or {@link release}. It belongs to the state (the generation) the
- * breaker was in when it admitted the attempt: once the breaker has changed state since, what it reports is stale and
- * ignored (see {@link createCircuitBreaker}).
+ * What {@link CircuitBreaker.admit} grants an attempt: report its outcome through it with one of {@link recordSuccess},
+ * {@link recordFailure} or {@link release}. Only the first of them counts: each attempt gets a permit of its own, and
+ * later reports through it do nothing (so a probe released twice frees one probe slot, not two). It belongs to the
+ * state (the generation) the breaker was in when it admitted the attempt: once the breaker has changed state since,
+ * what it reports is stale and ignored (see {@link createCircuitBreaker}).
  */
 export interface CircuitPermit {
-  /** The attempt succeeded: resets the failures in a row; closes a half-open breaker. */
+  /**
+   * The attempt succeeded: resets the failures in a row; closes a half-open breaker. Never throws: a broken `now()`
+   * (read to count the success toward a `failureRatio`) is reported as an `onStateChange` error is (through
+   * `globalThis.reportError`, else rethrown from a `setTimeout(0)`) and the success is not counted (the breaker is left
+   * as it was), so that a caller never mistakes work that was done for work to redo.
+   */
   recordSuccess(): void;
-  /** The attempt failed in a way that counts (transient): may open the breaker; re-opens a half-open one. */
+  /**
+   * The attempt failed in a way that counts (transient): may open the breaker; re-opens a half-open one. A broken
+   * `now()` or `random()` is thrown here, as a TypeError or RangeError naming it (inside `retry()`, with the failure
+   * as its `cause`), and the breaker does not change state on that failure.
+   */
   recordFailure(): void;
-  /** The attempt ended in a way that says nothing of the dependency (a permanent error, an abort): frees its probe slot. */
+  /**
+   * The attempt ended in a way that says nothing of the dependency (a permanent error, an abort): frees its probe
+   * slot. Reads no clock and never throws.
+   */
   release(): void;
 }
 
@@ -106,7 +122,7 @@ export interface CircuitBreaker {
   readonly state: CircuitState;
   /**
    * Asks to start an attempt: a {@link CircuitPermit} when it may (a half-open breaker counts it as a probe), else the
-   * {@link CircuitOpenError} to reject with. Each permit must end in exactly one of its three methods.
+   * {@link CircuitOpenError} to reject with. Each permit should end in one of its three methods (the first one counts).
    */
   admit(): CircuitPermit | CircuitOpenError;
 }
@@ -138,6 +154,45 @@ export class CircuitOpenError extends Error {
   }
 }
 
+const SUCCESS = 0;
+const FAILURE = 1;
+const RELEASE = 2;
+type Outcome = typeof SUCCESS | typeof FAILURE | typeof RELEASE;
+
+/**
+ * One attempt's permit: an object per admission (two fields, methods on the prototype), so that its first report is
+ * the only one that counts: a permit shared by the probes of a generation could not tell a probe's second report
+ * from another probe's first.
+ */
+class Permit implements CircuitPermit {
+  /** Its breaker's report function; undefined once it has reported. */
+  #report: ((generation: number, outcome: Outcome) => void) | undefined;
+  readonly #generation: number;
+
+  constructor(report: (generation: number, outcome: Outcome) => void, generation: number) {
+    this.#report = report;
+    this.#generation = generation;
+  }
+
+  #end(outcome: Outcome): void {
+    const report = this.#report;
+    this.#report = undefined;
+    report?.(this.#generation, outcome);
+  }
+
+  recordSuccess(): void {
+    this.#end(SUCCESS);
+  }
+
+  recordFailure(): void {
+    this.#end(FAILURE);
+  }
+
+  release(): void {
+    this.#end(RELEASE);
+  }
+}
+
 class Breaker implements CircuitBreaker {
   readonly #consecutiveFailures: number;
   readonly #failureRatio: number;
@@ -156,8 +211,19 @@ class Breaker implements CircuitBreaker {
    * it was granted in is the current one.
    */
   #generation = 0;
-  /** The current generation's permit, made on its first admission and shared by all of them (no object per attempt). */
-  #permit: CircuitPermit | undefined;
+  /** What a permit reports through: its generation, and 0 (success), 1 (failure) or 2 (release). */
+  readonly #report = (generation: number, outcome: Outcome): void => {
+    if (outcome === RELEASE) {
+      if (generation === this.#generation && this.#state === 'half-open' && this.#probes > 0) this.#probes--;
+    } else if (outcome === FAILURE) this.#record(generation, 1);
+    else {
+      try {
+        this.#record(generation, 0);
+      } catch (error) {
+        reportLater(error); // a success stays a success: the caller must not redo work that was done
+      }
+    }
+  };
   #failuresInARow = 0;
   /** Opens since the breaker last closed: the exponent of the grown break. */
   #opens = 0;
@@ -188,7 +254,7 @@ class Breaker implements CircuitBreaker {
     this.#random = optionalFn('random', options.random);
     this.#now = steadyClock(optionalFn('now', options.now));
     this.#counts = ratio === undefined ? undefined : new SlidingCounts(windowMs);
-    onlyKnown(options, KNOWN, 'circuit breaker');
+    onlyKnown(options, KNOWN, 'circuit breaker', (key) => nearest(key, KNOWN));
   }
 
   get state(): CircuitState {
@@ -212,17 +278,7 @@ class Breaker implements CircuitBreaker {
       this.#probes++;
       this.#probesUntil = now + this.#breakMs;
     }
-    if (this.#permit === undefined) {
-      const generation = this.#generation;
-      this.#permit = Object.freeze({
-        recordSuccess: () => this.#record(generation, 0),
-        recordFailure: () => this.#record(generation, 1),
-        release: () => {
-          if (generation === this.#generation && this.#state === 'half-open' && this.#probes > 0) this.#probes--;
-        },
-      });
-    }
-    return this.#permit;
+    return new Permit(this.#report, this.#generation);
   }
 
   /** An outcome, counted only if its permit is of the current generation (never the case while open). */
@@ -238,12 +294,10 @@ class Breaker implements CircuitBreaker {
       }
       return;
     }
-    this.#failuresInARow = failed ? this.#failuresInARow + 1 : 0;
     const counts = this.#counts;
-    if (counts !== undefined) {
-      counts.advance(this.#now());
-      counts.add(1, failed);
-    }
+    counts?.advance(this.#now()); // first: a broken clock leaves the breaker as it was
+    this.#failuresInARow = failed ? this.#failuresInARow + 1 : 0;
+    counts?.add(1, failed);
     if (!failed) return;
     if (this.#failuresInARow >= this.#consecutiveFailures) this.#open('consecutive-failures');
     else if (counts !== undefined && counts.a >= this.#minimumCalls && counts.b >= this.#failureRatio * counts.a) {
@@ -268,7 +322,6 @@ class Breaker implements CircuitBreaker {
   /** Starts a new generation: the permits granted so far are stale. */
   #renew(): void {
     this.#generation++;
-    this.#permit = undefined;
   }
 
   /**

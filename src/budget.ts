@@ -1,13 +1,14 @@
+import { nearest } from './nearest';
 import { fail, finite, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
 
 /**
- * What a retry budget grants a retry: call {@link release} at most once, if the retry it paid for never starts. Giving
- * it back restores the budget as though it was never spent (if the withdrawal has since left the window, there is
- * nothing to give back).
+ * What a retry budget grants a retry: call {@link release} if the retry it paid for never starts. Giving it back
+ * restores the budget as though it was never spent (if the withdrawal has since left the window, there is nothing to
+ * give back). Only the first call counts: a permit gives back the one retry it paid for, however often it is released.
  */
 export interface RetryPermit {
-  /** The retry never started: gives it back. */
+  /** The retry never started: gives it back (once; later calls do nothing). Reads no clock and never throws. */
   release(): void;
 }
 
@@ -62,7 +63,7 @@ class Budget implements RetryBudget {
     this.#reserve = (minPerSecond * windowMs) / 1_000;
     this.#now = steadyClock(optionalFn('now', options.now));
     this.#counts = new SlidingCounts(windowMs);
-    onlyKnown(options, KNOWN, 'retry budget');
+    onlyKnown(options, KNOWN, 'retry budget', (key) => nearest(key, KNOWN));
   }
 
   #balance(): number {
@@ -80,8 +81,13 @@ class Budget implements RetryBudget {
     if (this.#balance() < 1) return false;
     const counts = this.#counts;
     counts.add(0, 1);
-    const { index } = counts;
-    return { release: () => counts.remove(index, 1) };
+    let index = counts.index;
+    return {
+      release: () => {
+        counts.remove(index, 1);
+        index = Number.NEGATIVE_INFINITY; // released: a bucket that is never in the window, so a second call is a no-op
+      },
+    };
   }
 
   available(): number {

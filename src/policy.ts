@@ -2,6 +2,7 @@ import type { CircuitBreaker } from './breaker';
 import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
+import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
 import { fail, num, onlyKnown, optionalFn, or, positive, shaped } from './validate';
 
@@ -194,28 +195,7 @@ const HINTS: Readonly<Record<string, string>> = {
 
 /** What the user probably meant by an unknown option: a hint, or a known name at most 2 edits away. */
 function suggest(key: string): string | undefined {
-  if (Object.hasOwn(HINTS, key)) return HINTS[key];
-  let best = 3;
-  let found: string | undefined;
-  for (const name of KNOWN) {
-    const d = distance(key.toLowerCase(), name.toLowerCase());
-    if (d < best) [best, found] = [d, name];
-  }
-  return found;
-}
-
-/** Levenshtein distance, for a typo's suggestion; the strings are option names, so it is small. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + cost);
-    }
-    row = next;
-  }
-  return row[b.length] as number;
+  return Object.hasOwn(HINTS, key) ? HINTS[key] : nearest(key, KNOWN);
 }
 
 /**

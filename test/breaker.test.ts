@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import {
   CircuitOpenError,
@@ -442,9 +443,8 @@ describe('createCircuitBreaker: its random and its clock are checked where used'
 
   it('random() returning a string: a TypeError naming it', () => {
     const breaker = createCircuitBreaker({ consecutiveFailures: 1, maxBreakMs: 20_000, random: () => '0.5' as never });
-    const permit = breaker.admit() as CircuitPermit;
-    expect(() => permit.recordFailure()).toThrow(TypeError);
-    expect(() => permit.recordFailure()).toThrow(
+    expect(() => (breaker.admit() as CircuitPermit).recordFailure()).toThrow(TypeError);
+    expect(() => (breaker.admit() as CircuitPermit).recordFailure()).toThrow(
       /^herdless: random\(\) must be a number \(a number in \[0, 1\)\), got '0.5'$/,
     );
   });
@@ -509,6 +509,146 @@ describe('createCircuitBreaker: its random and its clock are checked where used'
     expect((breaker.admit() as CircuitOpenError).remainingMs).toBe(100);
     t = 10_100;
     expect(breaker.state).toBe('half-open');
+  });
+});
+
+describe('createCircuitBreaker: only the first report of a permit counts', () => {
+  it('a probe released twice frees one slot, not two: a third probe is still refused', () => {
+    let t = 0;
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, breakMs: 100, halfOpenProbes: 2, now: () => t });
+    (breaker.admit() as CircuitPermit).recordFailure();
+    t = 100;
+    const first = breaker.admit() as CircuitPermit;
+    const second = breaker.admit();
+    expect(second).not.toBeInstanceOf(CircuitOpenError);
+    expect(second).not.toBe(first); // a permit per attempt
+    first.release();
+    first.release(); // before: the permit shared by both probes freed the second probe's slot too
+    expect(breaker.admit()).not.toBeInstanceOf(CircuitOpenError); // the slot the first probe freed
+    expect(breaker.admit()).toBeInstanceOf(CircuitOpenError); // both slots taken again
+    expect(breaker.state).toBe('half-open');
+  });
+
+  it('a failure reported twice counts once', () => {
+    const breaker = createCircuitBreaker({ consecutiveFailures: 2 });
+    const permit = breaker.admit() as CircuitPermit;
+    permit.recordFailure();
+    permit.recordFailure(); // before: two failures in a row from one attempt, and the breaker opened
+    expect(breaker.state).toBe('closed');
+    (breaker.admit() as CircuitPermit).recordFailure();
+    expect(breaker.state).toBe('open');
+  });
+
+  it('after its first report, a permit reports nothing: a success after a failure, a failure after a success', () => {
+    const breaker = createCircuitBreaker({ consecutiveFailures: 2 });
+    const a = breaker.admit() as CircuitPermit;
+    a.recordFailure();
+    a.recordSuccess(); // before: reset the failure in a row it had just counted
+    const b = breaker.admit() as CircuitPermit;
+    b.recordSuccess();
+    b.recordFailure(); // ignored
+    (breaker.admit() as CircuitPermit).recordFailure();
+    expect(breaker.state).toBe('closed'); // b's success reset a's failure; b's failure did not count
+    (breaker.admit() as CircuitPermit).recordFailure();
+    expect(breaker.state).toBe('open');
+  });
+
+  it('property: with any reports, repeated or not, probes in flight never exceed halfOpenProbes', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.oneof(fc.constant(-1), fc.nat({ max: 7 })), { maxLength: 40 }),
+        (probes, steps) => {
+          let t = 0;
+          const breaker = createCircuitBreaker({
+            consecutiveFailures: 1,
+            breakMs: 100,
+            halfOpenProbes: probes,
+            now: () => t,
+          });
+          (breaker.admit() as CircuitPermit).recordFailure();
+          t = 100;
+          const admitted: CircuitPermit[] = [];
+          const released = new Set<CircuitPermit>();
+          for (const step of steps) {
+            if (step === -1) {
+              const permit = breaker.admit();
+              const inFlight = admitted.length - released.size;
+              if (permit instanceof CircuitOpenError) expect(inFlight).toBe(probes);
+              else {
+                expect(inFlight).toBeLessThan(probes);
+                admitted.push(permit);
+              }
+            } else {
+              const permit = admitted[step % Math.max(1, admitted.length)];
+              if (permit === undefined) continue;
+              permit.release();
+              released.add(permit);
+            }
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('createCircuitBreaker: a broken clock never turns a success into an error', () => {
+  const broken = () => {
+    let t = 0;
+    const breaker = createCircuitBreaker({ consecutiveFailures: 2, failureRatio: 0.5, minimumCalls: 3, now: () => t });
+    return { breaker, breakClock: () => (t = Number.NaN) };
+  };
+
+  it('recordSuccess() does not throw; the error is rethrown from a setTimeout(0), and the breaker is as it was', () => {
+    const { breaker, breakClock } = broken();
+    (breaker.admit() as CircuitPermit).recordFailure(); // one failure in a row, 1 of 1 in the window
+    const permit = breaker.admit() as CircuitPermit;
+    breakClock();
+    expect(() => permit.recordSuccess()).not.toThrow(); // before: a RangeError naming now()
+    expect(fake.clock.countTimers()).toBe(1);
+    expect(() => fake.clock.tick(0)).toThrow(/^herdless: now\(\) must be a finite number, got NaN$/);
+    expect(breaker.state).toBe('closed');
+    permit.recordSuccess(); // reported already: nothing more
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('inside retry(): the call resolves with its value, and the clock error is reported (reportError)', async () => {
+    const reported: unknown[] = [];
+    vi.stubGlobal('reportError', (error: unknown) => reported.push(error));
+    try {
+      const { breaker, breakClock } = broken();
+      const value = retry(
+        async () => {
+          breakClock(); // breaks while the attempt runs: found when its success is counted
+          return 'ok';
+        },
+        { breaker },
+      );
+      await expect(value).resolves.toBe('ok'); // before: rejected with the RangeError although fn succeeded
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).toBeInstanceOf(RangeError);
+      expect((reported[0] as Error).message).toMatch(/now\(\) must be a finite number, got NaN/);
+      expect(fake.clock.countTimers()).toBe(0);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('release() never reads the clock', () => {
+    const { breaker, breakClock } = broken();
+    const permit = breaker.admit() as CircuitPermit;
+    breakClock();
+    expect(() => permit.release()).not.toThrow();
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it('recordFailure() still throws, and the breaker does not change state on that failure', () => {
+    const { breaker, breakClock } = broken();
+    (breaker.admit() as CircuitPermit).recordFailure();
+    const permit = breaker.admit() as CircuitPermit;
+    breakClock();
+    expect(() => permit.recordFailure()).toThrow(RangeError);
+    expect(breaker.state).toBe('closed'); // not counted: a second failure in a row would have opened it
   });
 });
 
@@ -592,6 +732,13 @@ describe('createCircuitBreaker: bad options name themselves', () => {
     [{ random: 1 }, TypeError, /random must be a function/],
     [{ now: null }, TypeError, /now must be a function, got null/],
     [{ threshold: 5 }, TypeError, /unknown circuit breaker option 'threshold' \(known: consecutiveFailures, /],
+    [
+      { consecutiveFailure: 5 },
+      TypeError,
+      /^herdless: unknown circuit breaker option 'consecutiveFailure'; did you mean consecutiveFailures\? \(known: /,
+    ],
+    [{ halfOpenProbe: 2 }, TypeError, /option 'halfOpenProbe'; did you mean halfOpenProbes\?/],
+    [{ breakms: 2 }, TypeError, /option 'breakms'; did you mean breakMs\?/],
   ])('%o', (options, Kind, message) => {
     expect(() => createCircuitBreaker(options as never)).toThrow(Kind);
     expect(() => createCircuitBreaker(options as never)).toThrow(message);

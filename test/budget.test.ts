@@ -298,6 +298,35 @@ describe('the simulator gives a refused retry back, as retry() does', () => {
   });
 });
 
+describe('createRetryBudget: a permit gives back once', () => {
+  it('released twice, it gives back the one retry it paid for', () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0.1, windowMs: 10_000, now: () => 0 }); // reserve 1
+    const permit = budget.tryWithdraw() as RetryPermit;
+    expect(budget.available()).toBe(0);
+    permit.release();
+    permit.release(); // before: a second refund, 2 available with a reserve of 1
+    expect(budget.available()).toBe(1);
+    expect(budget.tryWithdraw()).not.toBe(false);
+    expect(budget.tryWithdraw()).toBe(false);
+  });
+
+  it('property: however often each permit is released, the budget never holds more than it started with', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 3 }), { maxLength: 20 }), (releases) => {
+        const budget = createRetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 10_000, now: () => 0 }); // 10
+        const permits = releases.map(() => budget.tryWithdraw());
+        releases.forEach((times, i) => {
+          const permit = permits[i];
+          for (let k = 0; permit && k < times; k++) permit.release();
+        });
+        const granted = permits.filter((p) => p !== false).length;
+        const released = releases.filter((times, i) => times > 0 && permits[i] !== false).length;
+        expect(budget.available()).toBe(10 - granted + released);
+      }),
+    );
+  });
+});
+
 describe('createRetryBudget: its clock is checked where used', () => {
   it.each([
     [Number.NaN, RangeError, /^herdless: now\(\) must be a finite number, got NaN$/],
@@ -349,7 +378,14 @@ describe('createRetryBudget: bad options name themselves', () => {
     [{ windowMs: 0 }, RangeError, /windowMs must be a finite number > 0, got 0/],
     [{ windowMs: Infinity }, RangeError, /windowMs .* got Infinity/],
     [{ now: 5 }, TypeError, /now must be a function, got 5/],
-    [{ ratioo: 0.1 }, TypeError, /unknown retry budget option 'ratioo' \(known: ratio, minPerSecond, windowMs, now\)/],
+    [
+      { ratioo: 0.1 },
+      TypeError,
+      /unknown retry budget option 'ratioo'; did you mean ratio\? \(known: ratio, minPerSecond, windowMs, now\)/,
+    ],
+    [{ minPerSecnd: 1 }, TypeError, /unknown retry budget option 'minPerSecnd'; did you mean minPerSecond\?/],
+    [{ windowMS: 1 }, TypeError, /option 'windowMS'; did you mean windowMs\?/],
+    [{ budget: 1 }, TypeError, /^herdless: unknown retry budget option 'budget' \(known: /], // 3+ edits: no guess
   ])('%o', (options, Kind, message) => {
     expect(() => createRetryBudget(options as never)).toThrow(Kind);
     expect(() => createRetryBudget(options as never)).toThrow(message);
