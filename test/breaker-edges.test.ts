@@ -44,9 +44,15 @@ describe('createCircuitBreaker', () => {
     expect(now).not.toHaveBeenCalled();
   });
 
-  it('admissions in one state share one permit (no object per attempt)', () => {
-    const breaker = createCircuitBreaker();
-    expect(admitted(breaker)).toBe(admitted(breaker));
+  it('each admission gets a permit of its own: reporting through one says nothing through another', () => {
+    const breaker = createCircuitBreaker({ consecutiveFailures: 2 });
+    const [a, b] = [admitted(breaker), admitted(breaker)];
+    expect(a).not.toBe(b);
+    a.recordFailure();
+    a.recordFailure(); // a second report through the same permit counts for nothing
+    expect(breaker.state).toBe('closed');
+    b.recordFailure();
+    expect(breaker.state).toBe('open');
   });
 
   it('a half-open permit released twice does not make room for an extra probe', () => {
