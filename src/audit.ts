@@ -283,9 +283,13 @@ function auditOrThrow(args: readonly string[], io: AuditIo, cwd: string, fs: Aud
   return nothingChecked(report.summary) ? 2 : report.findings.length > 0 ? 1 : 0;
 }
 
-/** Files that could hold a retry were found, and none of them could be checked: the audit checked nothing. */
+/**
+ * The audit checked nothing: files that could hold a retry were found and none could be checked, or all it met was
+ * skipped (a directory it may not list).
+ */
 const nothingChecked = (summary: AuditReport['summary']): boolean =>
-  summary.filesParsed === 0 && summary.unparsable.length > 0;
+  summary.filesParsed === 0 &&
+  (summary.unparsable.length > 0 || (summary.filesWithoutFailurePath === 0 && summary.skipped.length > 0));
 
 type SourceType = 'module' | 'commonjs';
 

@@ -273,6 +273,9 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       );
       // Every file unreadable: nothing was checked.
       expect(run([`${name}/secret.js`], project, fs).code).toBe(2);
+      const locked = run([`${name}/locked`], project, fs);
+      expect(locked.code).toBe(2);
+      expect(locked.out).toContain('\nnothing was checked: no file that could hold a retry could be checked\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
