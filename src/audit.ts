@@ -5,7 +5,7 @@
  * It runs through the ESLint and typescript-eslint installed in the project being audited (resolved from the working
  * directory, never from herdless's own dependencies); when they are missing it says how to install them, exit 2.
  */
-import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,8 +19,14 @@ herdless/eslint rules, run through the ESLint and typescript-eslint installed in
 Paths are files or directories (default: .). Reads .js .mjs .cjs .jsx .ts .mts .cts .tsx; skips node_modules unless a
 path you name is inside one. Follows symbolic links (each file read once); never opens a FIFO, socket or device.
 
-Exits 1 when it finds something, 0 when not, 2 for a bad command line, missing ESLint, or when files that could hold a
-retry were found but none of them could be parsed (nothing was checked).
+Files over 10 MB are not read (generated bundles, not hand-written loops). A file or directory that cannot be read,
+parsed or checked is listed with the reason, and the audit goes on with the rest.
+
+Exit codes:
+  0  nothing found
+  1  retry loops with problems found
+  2  a bad command line, missing ESLint, or nothing checked (files that could hold a retry were found, none checked)
+  3  an internal error in herdless audit (please report it)
 
 Flags:
   --json       print the findings and the summary as JSON (for CI)
@@ -34,6 +40,27 @@ export const INSTALL = 'npm install --save-dev eslint typescript-eslint';
 export interface AuditIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
+}
+
+/** How the audit reads the tree; tests hand in one that fails. */
+export interface AuditFs {
+  readonly readDir: (dir: string) => Dirent[];
+  readonly readFile: (file: string) => string;
+}
+
+const nodeFs: AuditFs = {
+  readDir: (dir) => readdirSync(dir, { withFileTypes: true }),
+  readFile: (file) => readFileSync(file, 'utf8'),
+};
+
+/** Files larger than this are not read: generated bundles, not hand-written retry loops. 10 MB. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** A path that was not checked, and why. */
+export interface Unchecked {
+  /** Relative to the working directory. */
+  readonly path: string;
+  readonly reason: string;
 }
 
 /** One report: a retry loop (or recursive function) and what it lacks. */
@@ -53,14 +80,21 @@ export interface AuditReport {
   readonly summary: {
     /** Regular files with a matching extension that were read (a file reached through several links counts once). */
     readonly filesScanned: number;
-    /** Of those, files that could contain a retry (mention catch, then, .ok or status), parsed and checked. */
+    /** Of those, files that could contain a retry (a catch, then, .ok, status or close/error handler), checked. */
     readonly filesParsed: number;
-    /** Of those, files with no catch, then, .ok or status: no failure path, so no retry; not parsed. */
+    /** Of those, files with no catch, then, .ok, status or close/error handler: no failure path; not parsed. */
     readonly filesWithoutFailurePath: number;
-    /** Files that could contain a retry but that the parser could not read: listed, never counted as clean. */
-    readonly unparsable: readonly string[];
-    /** Paths with a matching name that are not regular files (FIFO, socket, device, broken link): never opened. */
-    readonly skipped: readonly string[];
+    /**
+     * Files that could contain a retry but were not checked, with the reason: unreadable (EACCES), over
+     * {@link MAX_FILE_BYTES} (not read), a parse error, or the parser or a rule failed (a stack overflow on a
+     * 10,000-link chain). Listed, never counted as clean.
+     */
+    readonly unparsable: readonly Unchecked[];
+    /**
+     * Paths never opened, with the reason: not a regular file (FIFO, socket, device), a broken link, or a directory
+     * that cannot be listed.
+     */
+    readonly skipped: readonly Unchecked[];
     /** Retry loops (or recursive functions) with at least one problem. */
     readonly loops: number;
     /** Reports per rule id. */
@@ -71,8 +105,12 @@ export interface AuditReport {
 
 const EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.jsx', '.ts', '.mts', '.cts', '.tsx']);
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
-/** A retry needs a failure path: a catch, a `.then(ok, fail)`, or a look at `.ok` or a status. */
-const MAY_RETRY = /catch|then|\.ok\b|status/;
+/**
+ * A retry needs a failure path: a catch, a `.then(ok, fail)`, a look at `.ok` or a status, or a handler of a failure
+ * event (`ws.onclose = ...`, `on('error', ...)`, as `onFailurePath` in the rules reads them).
+ */
+const MAY_RETRY =
+  /catch|then|\.ok\b|status|\bon(?:close|error|disconnect|end)\b|['"`](?:close|error|disconnect|end)['"`]/;
 
 interface LinterLike {
   verify(
@@ -102,13 +140,29 @@ function loadEslint(cwd: string): { linter: LinterLike; tsParser: unknown } | { 
 
 const isSource = (name: string) => EXTENSIONS.has(extname(name)) && !/\.d\.[mc]?ts$/.test(name);
 
-/** What a path is, following a symbolic link; undefined when it cannot be read (a broken link, no permission). */
-function statOf(path: string): Stats | undefined {
+/** `EACCES: permission denied` from a Node error: the first line, without the path (listed beside it). */
+function why(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const line = (typeof message === 'string' ? message : String(error)).split('\n')[0] as string;
+  const text = line.replace(/, \w+ '.*'$/, '');
+  return typeof code === 'string' && !text.startsWith(code) ? `${code}: ${text}` : text;
+}
+
+/** What a path is, following a symbolic link (or not); the error when it cannot be (a broken link, no permission). */
+function statOf(path: string, follow = true): Stats | { error: unknown } {
   try {
-    return statSync(path);
-  } catch {
-    return undefined;
+    return follow ? statSync(path) : lstatSync(path);
+  } catch (error) {
+    return { error };
   }
+}
+
+const isStats = (s: Stats | { error: unknown } | undefined): s is Stats => s !== undefined && !('error' in s);
+
+/** A regular file to read, with its size from stat (a file over the limit is never opened). */
+export interface SourceFile {
+  readonly path: string;
+  readonly size: number;
 }
 
 /**
@@ -116,49 +170,81 @@ function statOf(path: string): Stats | undefined {
  * inside one. Symbolic links are followed; each file and directory is taken once by its real path (no duplicates, no
  * loops). Only `stat` is asked about anything else: a FIFO, socket or device is listed in `skipped`, never opened.
  */
-export function listFiles(paths: readonly string[], cwd: string): { files: string[]; skipped: string[] } {
-  const files: string[] = [];
-  const skipped: string[] = [];
+export function listFiles(
+  paths: readonly string[],
+  cwd: string,
+  fs: AuditFs = nodeFs,
+): { files: SourceFile[]; skipped: Unchecked[] } {
+  const files: SourceFile[] = [];
+  const skipped: Unchecked[] = [];
   const seen = new Set<string>();
+  const skip = (path: string, reason: string) => {
+    if (!skipped.some((s) => s.path === path)) skipped.push({ path, reason });
+  };
+  /** True the first time a real path is met; false again, or when it cannot be resolved (then it is skipped). */
   const once = (path: string) => {
-    const real = realpathSync.native(path);
+    let real: string;
+    try {
+      real = realpathSync.native(path);
+    } catch (error) {
+      skip(path, why(error));
+      return false;
+    }
     if (seen.has(real)) return false;
     seen.add(real);
     return true;
   };
-  const take = (path: string, stats: Stats | undefined) => {
-    if (stats?.isFile()) {
-      if (once(path)) files.push(path);
-    } else if (!stats?.isDirectory() && !skipped.includes(path)) skipped.push(path);
+  const take = (path: string, stats: Stats | { error: unknown }) => {
+    if (!isStats(stats)) skip(path, `broken link or no access (${why(stats.error)})`);
+    else if (stats.isFile()) {
+      if (once(path)) files.push({ path, size: stats.size });
+    } else if (!stats.isDirectory()) skip(path, 'not a regular file (FIFO, socket or device): never opened');
   };
   const visit = (dir: string, keepModules: boolean) => {
     if (!once(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    let entries: Dirent[];
+    try {
+      entries = fs.readDir(dir);
+    } catch (error) {
+      skip(dir, `cannot list the directory (${why(error)})`);
+      return;
+    }
+    for (const entry of entries) {
       const full = join(dir, entry.name);
       // readdir says what an entry is without opening it; a link is looked through with stat.
       const link = entry.isSymbolicLink() ? statOf(full) : undefined;
-      if (link ? link.isDirectory() : entry.isDirectory()) {
+      if (isStats(link) ? link.isDirectory() : entry.isDirectory()) {
         if (entry.name === '.git' || (entry.name === 'node_modules' && !keepModules)) continue;
         visit(full, keepModules);
       } else if (isSource(entry.name)) {
-        take(full, entry.isSymbolicLink() ? link : lstatSync(full));
+        take(full, link ?? statOf(full, false));
       }
     }
   };
   for (const p of paths) {
     const full = resolve(cwd, p);
     const stats = statOf(full);
-    if (stats?.isDirectory()) visit(full, full.split(sep).includes('node_modules'));
+    if (isStats(stats) && stats.isDirectory()) visit(full, full.split(sep).includes('node_modules'));
     else take(full, stats);
   }
-  return { files, skipped };
+  return { files, skipped: skipped.map((s) => ({ path: relative(cwd, s.path), reason: s.reason })) };
 }
 
 /**
  * Runs the audit; returns the exit code: 0 nothing found, 1 found, 2 bad command line, missing ESLint, or nothing
- * checked (files that could hold a retry were found, none could be parsed).
+ * checked (files that could hold a retry were found, none could be checked), 3 an internal error (a bug here: an
+ * unreadable or unparsable file is never one, it is listed and the audit goes on).
  */
-export function audit(args: readonly string[], io: AuditIo, cwd: string = process.cwd()): number {
+export function audit(args: readonly string[], io: AuditIo, cwd: string = process.cwd(), fs: AuditFs = nodeFs): number {
+  try {
+    return auditOrThrow(args, io, cwd, fs);
+  } catch (error) {
+    io.err(`herdless audit: internal error, please report it: ${(error as Error)?.stack ?? String(error)}\n`);
+    return 3;
+  }
+}
+
+function auditOrThrow(args: readonly string[], io: AuditIo, cwd: string, fs: AuditFs): number {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
   try {
@@ -190,16 +276,20 @@ export function audit(args: readonly string[], io: AuditIo, cwd: string = proces
     io.err(`herdless audit needs ${loaded.missing.join(' and ')} in this project; install with: ${INSTALL}\n`);
     return 2;
   }
-  const { files, skipped } = listFiles(paths, cwd);
-  const report = run(files, skipped, cwd, loaded.linter, loaded.tsParser);
+  const { files, skipped } = listFiles(paths, cwd, fs);
+  const report = run(files, skipped, cwd, loaded.linter, loaded.tsParser, fs.readFile);
   if (values.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
   else io.out(format(report));
   return nothingChecked(report.summary) ? 2 : report.findings.length > 0 ? 1 : 0;
 }
 
-/** Files that could hold a retry were found, and none of them could be parsed: the audit checked nothing. */
+/**
+ * The audit checked nothing: files that could hold a retry were found and none could be checked, or all it met was
+ * skipped (a directory it may not list).
+ */
 const nothingChecked = (summary: AuditReport['summary']): boolean =>
-  summary.filesParsed === 0 && summary.unparsable.length > 0;
+  summary.filesParsed === 0 &&
+  (summary.unparsable.length > 0 || (summary.filesWithoutFailurePath === 0 && summary.skipped.length > 0));
 
 type SourceType = 'module' | 'commonjs';
 
@@ -233,44 +323,74 @@ function configs(tsParser: unknown): (ext: string, sourceType: SourceType) => un
   };
 }
 
+/** ESLint's messages for one file, or why it could not be checked: the parser or a rule failing is not fatal here. */
+function lint(
+  text: string,
+  file: string,
+  linter: LinterLike,
+  config: (ext: string, sourceType: SourceType) => unknown,
+): ReturnType<LinterLike['verify']> | string {
+  const ext = extname(file);
+  // The name only picks the parser's dialect (and keeps ESLint's own ignores, such as node_modules, out of it).
+  const name = `audited${ext}`;
+  try {
+    let messages = linter.verify(text, config(ext, ext === '.cjs' ? 'commonjs' : 'module'), name);
+    if (messages.some((m) => m.fatal) && !TS.has(ext)) messages = linter.verify(text, config(ext, 'commonjs'), name);
+    const fatal = messages.find((m) => m.fatal);
+    return fatal ? `parse error at ${fatal.line}:${fatal.column}: ${fatal.message}` : messages;
+  } catch (error) {
+    // A 10,000-link generated chain overflows the stack in scope analysis; other files still get checked.
+    return `the parser or a rule failed: ${why(error)}`;
+  }
+}
+
+/** The text of a file, or why it was not read: too large (never opened), or unreadable. */
+function source(file: SourceFile, readFile: AuditFs['readFile']): string | { reason: string } {
+  if (file.size > MAX_FILE_BYTES) {
+    const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
+    return { reason: `larger than ${mb(MAX_FILE_BYTES)} (${mb(file.size)}), not read: a generated bundle?` };
+  }
+  try {
+    return readFile(file.path);
+  } catch (error) {
+    return { reason: `cannot read (${why(error)})` };
+  }
+}
+
 function run(
-  files: readonly string[],
-  skipped: readonly string[],
+  files: readonly SourceFile[],
+  skipped: readonly Unchecked[],
   cwd: string,
   linter: LinterLike,
   tsParser: unknown,
+  readFile: AuditFs['readFile'],
 ): AuditReport {
   const started = performance.now();
   const config = configs(tsParser);
   const findings: Finding[] = [];
-  const unparsable: string[] = [];
+  const unparsable: Unchecked[] = [];
   let parsed = 0;
   let withoutFailurePath = 0;
   for (const file of files) {
-    const text = readFileSync(file, 'utf8');
+    const path = relative(cwd, file.path);
+    const text = source(file, readFile);
+    if (typeof text !== 'string') {
+      unparsable.push({ path, reason: text.reason });
+      continue;
+    }
     if (!MAY_RETRY.test(text)) {
       withoutFailurePath++;
       continue;
     }
-    const ext = extname(file);
-    // The name only picks the parser's dialect (and keeps ESLint's own ignores, such as node_modules, out of it).
-    const name = `audited${ext}`;
-    let messages = linter.verify(text, config(ext, ext === '.cjs' ? 'commonjs' : 'module'), name);
-    if (messages.some((m) => m.fatal) && !TS.has(ext)) messages = linter.verify(text, config(ext, 'commonjs'), name);
-    if (messages.some((m) => m.fatal)) {
-      unparsable.push(relative(cwd, file));
+    const messages = lint(text, file.path, linter, config);
+    if (typeof messages === 'string') {
+      unparsable.push({ path, reason: messages });
       continue;
     }
     parsed++;
     for (const m of messages) {
       if (m.ruleId?.startsWith('herdless/')) {
-        findings.push({
-          file: relative(cwd, file),
-          line: m.line,
-          column: m.column,
-          rule: m.ruleId,
-          message: m.message,
-        });
+        findings.push({ file: path, line: m.line, column: m.column, rule: m.ruleId, message: m.message });
       }
     }
   }
@@ -284,7 +404,7 @@ function run(
       filesParsed: parsed,
       filesWithoutFailurePath: withoutFailurePath,
       unparsable,
-      skipped: skipped.map((f) => relative(cwd, f)),
+      skipped,
       loops,
       byRule,
       ms: Math.round(performance.now() - started),
@@ -294,7 +414,11 @@ function run(
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-const listed = (files: readonly string[]) => `${files.slice(0, 5).join(', ')}${files.length > 5 ? ', ...' : ''}`;
+/** One indented line per path with its reason; the first ten, then how many more (--json lists all). */
+const listed = (paths: readonly Unchecked[]) => [
+  ...paths.slice(0, 10).map((p) => `  ${p.path}: ${p.reason}`),
+  ...(paths.length > 10 ? [`  ... and ${paths.length - 10} more (--json lists them all)`] : []),
+];
 
 function format(report: AuditReport): string {
   const { summary } = report;
@@ -306,18 +430,16 @@ function format(report: AuditReport): string {
   lines.push(
     `herdless audit: ${plural(summary.loops, 'retry loop')} with problems in ${(summary.ms / 1000).toFixed(1)} s`,
     `  ${plural(summary.filesScanned, 'file')} scanned: ${summary.filesParsed} parsed,` +
-      ` ${summary.filesWithoutFailurePath} without catch, then or status (no retry possible),` +
-      ` ${summary.unparsable.length} unparsable`,
+      ` ${summary.filesWithoutFailurePath} without a failure path (no retry possible),` +
+      ` ${summary.unparsable.length} not checked`,
     ...by,
   );
   if (summary.unparsable.length > 0) {
-    lines.push(`could not parse ${plural(summary.unparsable.length, 'file')}: ${listed(summary.unparsable)}`);
+    lines.push(`could not check ${plural(summary.unparsable.length, 'file')}:`, ...listed(summary.unparsable));
   }
   if (summary.skipped.length > 0) {
-    lines.push(
-      `skipped ${plural(summary.skipped.length, 'path')} that ${summary.skipped.length === 1 ? 'is' : 'are'} not a regular file (FIFO, socket, device, broken link): ${listed(summary.skipped)}`,
-    );
+    lines.push(`skipped ${plural(summary.skipped.length, 'path')}:`, ...listed(summary.skipped));
   }
-  if (nothingChecked(summary)) lines.push('nothing was checked: no file that could hold a retry could be parsed');
+  if (nothingChecked(summary)) lines.push('nothing was checked: no file that could hold a retry could be checked');
   return `${lines.join('\n')}\n`;
 }

@@ -1,9 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_USAGE, type AuditReport, audit, INSTALL } from '../src/audit';
+import { AUDIT_USAGE, type AuditFs, type AuditReport, audit, INSTALL, MAX_FILE_BYTES } from '../src/audit';
 import { main } from '../src/cli';
 import { samples } from './eslint/samples';
 
@@ -29,10 +38,10 @@ const files: Record<string, string> = {
   'node_modules/dep/index.js': seedLoop,
 };
 
-function run(args: string[], cwd = project) {
+function run(args: string[], cwd = project, fs?: AuditFs) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = audit(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, cwd);
+  const code = audit(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, cwd, fs);
   return { code, out: out.join(''), err: err.join('') };
 }
 
@@ -68,7 +77,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     ]);
     expect(out).toMatch(/\nherdless audit: 4 retry loops with problems in \d+\.\d s\n/);
     expect(out).toContain(
-      '\n  5 files scanned: 5 parsed, 0 without catch, then or status (no retry possible), 0 unparsable\n',
+      '\n  5 files scanned: 5 parsed, 0 without a failure path (no retry possible), 0 not checked\n',
     );
     expect(out).toContain('  herdless/require-jitter: 3\n  herdless/require-transient-check: 4\n');
   });
@@ -109,10 +118,8 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^herdless audit: 0 retry loops with problems in \d+\.\d s\n/);
     // types.d.ts named on its own is read like any file; plain.js has no failure path, so it is not parsed.
-    expect(out).toContain(
-      '  4 files scanned: 2 parsed, 1 without catch, then or status (no retry possible), 1 unparsable\n',
-    );
-    expect(out).toContain('could not parse 1 file: src/broken.js\n');
+    expect(out).toContain('  4 files scanned: 2 parsed, 1 without a failure path (no retry possible), 1 not checked\n');
+    expect(out).toMatch(/\ncould not check 1 file:\n {2}src\/broken\.js: parse error at 1:10: .+\n/);
     expect(out).not.toContain('nothing was checked');
     rmSync(join(project, 'src', 'broken.js'));
     rmSync(join(project, 'src', 'plain.js'));
@@ -126,6 +133,24 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     rmSync(join(project, 'src', 'plain.js'));
   });
 
+  it('checks a file whose only failure path is an onclose handler (no catch, then or status in it)', () => {
+    writeFileSync(
+      join(project, 'src', 'ws.js'),
+      'function connect() {\n  const ws = new WebSocket(url);\n  ws.onclose = () => setTimeout(connect, 1000);\n}\n',
+    );
+    try {
+      const report = JSON.parse(run(['--json', 'src/ws.js']).out) as AuditReport;
+      expect(report.summary).toMatchObject({ filesParsed: 1, filesWithoutFailurePath: 0, loops: 1 });
+      expect(report.findings.map((f) => `${f.line} ${f.rule}`)).toEqual([
+        '1 herdless/require-jitter',
+        '1 herdless/require-retry-limit',
+        '1 herdless/require-transient-check',
+      ]);
+    } finally {
+      rmSync(join(project, 'src', 'ws.js'));
+    }
+  });
+
   it('exits 2 and says nothing was checked when every file that could hold a retry is unparsable', () => {
     mkdirSync(join(project, 'broken'), { recursive: true });
     writeFileSync(join(project, 'broken', 'a.js'), 'function ( { catch');
@@ -134,15 +159,20 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       const { code, out } = run(['broken']);
       expect(code).toBe(2);
       expect(out).toContain(
-        '  2 files scanned: 0 parsed, 0 without catch, then or status (no retry possible), 2 unparsable\n',
+        '  2 files scanned: 0 parsed, 0 without a failure path (no retry possible), 2 not checked\n',
       );
-      expect(out).toContain('could not parse 2 files: broken/a.js, broken/b.ts\n');
-      expect(out).toContain('nothing was checked: no file that could hold a retry could be parsed\n');
+      expect(out).toMatch(
+        /\ncould not check 2 files:\n {2}broken\/a\.js: parse error .+\n {2}broken\/b\.ts: parse error .+\n/,
+      );
+      expect(out).toContain('nothing was checked: no file that could hold a retry could be checked\n');
       const json = run(['--json', 'broken']);
       expect(json.code).toBe(2);
       expect((JSON.parse(json.out) as AuditReport).summary).toMatchObject({
         filesParsed: 0,
-        unparsable: ['broken/a.js', 'broken/b.ts'],
+        unparsable: [
+          { path: 'broken/a.js', reason: expect.stringMatching(/^parse error at 1:10: /) },
+          { path: 'broken/b.ts', reason: expect.stringMatching(/^parse error at /) },
+        ],
       });
     } finally {
       rmSync(join(project, 'broken'), { recursive: true, force: true });
@@ -164,7 +194,11 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       expect(found).toHaveLength(2);
       expect(found).toContain('linked/via-link.js');
       expect(found.filter((f) => f === 'linked/again.js' || f === 'linked/real/seed.js')).toHaveLength(1);
-      expect(report.summary).toMatchObject({ filesScanned: 2, filesParsed: 2, skipped: ['linked/broken.js'] });
+      expect(report.summary).toMatchObject({
+        filesScanned: 2,
+        filesParsed: 2,
+        skipped: [{ path: 'linked/broken.js', reason: expect.stringMatching(/^broken link or no access \(ENOENT: /) }],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
       rmSync(join(project, 'outside.js'));
@@ -190,10 +224,123 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       expect(child.signal, 'the audit hung on the FIFO').toBeNull();
       expect(child.status).toBe(1);
       const report = JSON.parse(child.stdout) as AuditReport;
-      expect(report.summary).toMatchObject({ filesScanned: 1, filesParsed: 1, skipped: [`${name}/x.js`] });
+      expect(report.summary).toMatchObject({
+        filesScanned: 1,
+        filesParsed: 1,
+        skipped: [{ path: `${name}/x.js`, reason: 'not a regular file (FIFO, socket or device): never opened' }],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('lists a directory or a file it cannot read (EACCES) with the reason, and goes on with the rest', () => {
+    const dir = mkdtempSync(join(project, 'denied-'));
+    mkdirSync(join(dir, 'locked'));
+    writeFileSync(join(dir, 'locked', 'hidden.js'), seedLoop);
+    writeFileSync(join(dir, 'secret.js'), seedLoop);
+    writeFileSync(join(dir, 'seed.js'), seedLoop);
+    // What chmod 000 does for a user that is not root (root reads anything, so the test cannot rely on chmod).
+    const denied = (syscall: string, path: string) =>
+      Object.assign(new Error(`EACCES: permission denied, ${syscall} '${path}'`), { code: 'EACCES' });
+    const fs: AuditFs = {
+      readDir: (d) => {
+        if (d.endsWith('locked')) throw denied('scandir', d);
+        return readdirSync(d, { withFileTypes: true });
+      },
+      readFile: (f) => {
+        if (f.endsWith('secret.js')) throw denied('open', f);
+        return readFileSync(f, 'utf8');
+      },
+    };
+    const name = dir.slice(project.length + 1);
+    try {
+      const { code, out } = run(['--json', name], project, fs);
+      expect(code).toBe(1);
+      const report = JSON.parse(out) as AuditReport;
+      expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
+      expect(report.summary).toMatchObject({
+        filesScanned: 2,
+        filesParsed: 1,
+        unparsable: [{ path: `${name}/secret.js`, reason: 'cannot read (EACCES: permission denied)' }],
+        skipped: [{ path: `${name}/locked`, reason: 'cannot list the directory (EACCES: permission denied)' }],
+      });
+      const text = run([name], project, fs);
+      expect(text.code).toBe(1);
+      expect(text.out).toContain(
+        `\ncould not check 1 file:\n  ${name}/secret.js: cannot read (EACCES: permission denied)\n` +
+          `skipped 1 path:\n  ${name}/locked: cannot list the directory (EACCES: permission denied)\n`,
+      );
+      // Every file unreadable: nothing was checked.
+      expect(run([`${name}/secret.js`], project, fs).code).toBe(2);
+      const locked = run([`${name}/locked`], project, fs);
+      expect(locked.code).toBe(2);
+      expect(locked.out).toContain('\nnothing was checked: no file that could hold a retry could be checked\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(`does not read a file over ${MAX_FILE_BYTES / 1024 / 1024} MB (a 600 MB .js): lists it, checks the rest`, () => {
+    const dir = mkdtempSync(join(project, 'big-'));
+    writeFileSync(join(dir, 'seed.js'), seedLoop);
+    // Sparse files: no disk used. 600 MB is past the longest string V8 makes (ERR_STRING_TOO_LONG).
+    writeFileSync(join(dir, 'huge.js'), '');
+    truncateSync(join(dir, 'huge.js'), 600 * 1024 * 1024);
+    writeFileSync(join(dir, 'over.js'), '');
+    truncateSync(join(dir, 'over.js'), MAX_FILE_BYTES + 1);
+    const name = dir.slice(project.length + 1);
+    try {
+      const { code, out } = run(['--json', name]);
+      expect(code).toBe(1);
+      const report = JSON.parse(out) as AuditReport;
+      expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
+      expect(report.summary.unparsable).toEqual(
+        expect.arrayContaining([
+          { path: `${name}/huge.js`, reason: 'larger than 10 MB (600 MB), not read: a generated bundle?' },
+          { path: `${name}/over.js`, reason: 'larger than 10 MB (10 MB), not read: a generated bundle?' },
+        ]),
+      );
+      expect(report.summary).toMatchObject({ filesScanned: 3, filesParsed: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists a generated file whose long method chain overflows the stack in the parser, and checks the rest', () => {
+    const dir = mkdtempSync(join(project, 'chain-'));
+    writeFileSync(join(dir, 'seed.js'), seedLoop);
+    writeFileSync(join(dir, 'then.js'), `p${'.then(f)'.repeat(20_000)}.catch(g);\n`);
+    writeFileSync(join(dir, 'member.js'), `x${'.a'.repeat(20_000)}(); // catch\n`);
+    const name = dir.slice(project.length + 1);
+    try {
+      const { code, out } = run(['--json', name]);
+      expect(code).toBe(1);
+      const report = JSON.parse(out) as AuditReport;
+      expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
+      expect(report.summary.unparsable).toEqual([
+        { path: `${name}/member.js`, reason: 'the parser or a rule failed: Maximum call stack size exceeded' },
+        { path: `${name}/then.js`, reason: 'the parser or a rule failed: Maximum call stack size exceeded' },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 3 with the error on an internal failure (here the output cannot be written)', () => {
+    const err: string[] = [];
+    const code = audit(
+      ['src/clean.js'],
+      {
+        out: () => {
+          throw new Error('EPIPE: broken pipe');
+        },
+        err: (t) => err.push(t),
+      },
+      project,
+    );
+    expect(code).toBe(3);
+    expect(err.join('')).toMatch(/^herdless audit: internal error, please report it: Error: EPIPE: broken pipe\n/);
   });
 
   it('without ESLint in the project, exits 2 with the one-line install command', () => {

@@ -720,9 +720,16 @@ export function recursiveCaller(call: Node): Node | undefined {
 
 const EVENT_FAILURE = new Set(['error', 'close', 'disconnect', 'end']);
 
+/** A failure callback (`.catch(cb)`, an `error` or `close` listener) is a failure path unless it repairs first. */
+function listenerPath(callback: Node, keys: VisitorKeys, name: string): { errorName?: string } | undefined {
+  if (remedies(callback.body as Node, keys, name)) return undefined;
+  const param = (callback.params as Node[])[0];
+  return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
+}
+
 /**
  * Where a node sits on a failure path inside `fn`: a catch clause, a `.catch()` callback, a failure branch, an
- * `error` or `close` listener. A path that repairs the cause first is not one.
+ * `error` or `close` listener (`on('close', cb)` or `onclose = cb`). A path that repairs the cause first is not one.
  */
 function onFailurePath(node: Node, fn: Node, keys: VisitorKeys, name: string): { errorName?: string } | undefined {
   let child = node;
@@ -741,10 +748,14 @@ function onFailurePath(node: Node, fn: Node, keys: VisitorKeys, name: string): {
         (callee === 'then' && args[1] === child) ||
         (/^(on|once|addListener|addEventListener)$/.test(callee ?? '') && EVENT_FAILURE.has(event))
       ) {
-        if (remedies(child.body as Node, keys, name)) return undefined;
-        const param = (child.params as Node[])[0];
-        return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
+        return listenerPath(child, keys, name);
       }
+    }
+    // `ws.onclose = () => setTimeout(connect, 1000)`: the handler property is the listener form of the same event.
+    if (FUNCTIONS.has(child.type) && p.type === 'AssignmentExpression' && p.right === child) {
+      const left = p.left as Node;
+      const prop = left.type === 'MemberExpression' ? nameOf(left.property as Node) : undefined;
+      if (prop?.startsWith('on') && EVENT_FAILURE.has(prop.slice(2))) return listenerPath(child, keys, name);
     }
     if (p.type === 'IfStatement' && child !== p.test) {
       const polarity = statusPolarity(p.test as Node);

@@ -1194,4 +1194,42 @@ class Api {
   }
 }`,
   },
+  {
+    name: 'a reconnect from the onclose and onerror handler properties, in a function and in a class',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function connect() { // <-
+  const ws = new WebSocket(url);
+  ws.onclose = () => setTimeout(connect, 1000);
+}
+class Feed {
+  connect() { // <-
+    this.ws = new WebSocket(this.url);
+    this.ws.onerror = () => setTimeout(() => this.connect(), 1000);
+  }
+}`,
+  },
+  {
+    name: 'a reconnect from onclose with jitter and a limit',
+    finds: ['require-transient-check'],
+    code: `
+let attempts = 0;
+function connect() { // <-
+  const ws = new WebSocket(url);
+  ws.onopen = () => { attempts = 0; };
+  ws.onclose = () => {
+    if (attempts++ < 5) setTimeout(connect, 1000 * 2 ** attempts * Math.random());
+  };
+}`,
+  },
+  {
+    name: 'handler properties that are not a failure (onmessage, onopen) do not make a retry',
+    finds: [],
+    code: `
+function poll() {
+  const ws = new WebSocket(url);
+  ws.onmessage = () => setTimeout(poll, 1000);
+  ws.onopen = () => setTimeout(poll, 1000);
+}`,
+  },
 ];
