@@ -255,7 +255,7 @@ function auditOrThrow(args: readonly string[], io: AuditIo, cwd: string, fs: Aud
       options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (error) {
-    io.err(`herdless audit: ${(error as Error).message.split('\n')[0]} (see herdless audit --help)\n`);
+    io.err(`herdless audit: ${usageMessage(error as Error)} (see herdless audit --help)\n`);
     return 2;
   }
   if (values.help) {
@@ -287,9 +287,18 @@ function auditOrThrow(args: readonly string[], io: AuditIo, cwd: string, fs: Aud
  * The audit checked nothing: files that could hold a retry were found and none could be checked, or all it met was
  * skipped (a directory it may not list).
  */
+/** No file was parsed, and none was cleared by its text alone: no source file found, or none readable. */
 const nothingChecked = (summary: AuditReport['summary']): boolean =>
-  summary.filesParsed === 0 &&
-  (summary.unparsable.length > 0 || (summary.filesWithoutFailurePath === 0 && summary.skipped.length > 0));
+  summary.filesParsed === 0 && (summary.unparsable.length > 0 || summary.filesWithoutFailurePath === 0);
+
+/**
+ * One line for a bad command line (the CLI's and the audit's): Node's parseArgs advice about positionals after '--'
+ * does not apply here.
+ */
+export function usageMessage(error: Error): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(error.message);
+  return unknown ? `unknown flag ${unknown[1]}` : (error.message.split('\n')[0] as string);
+}
 
 type SourceType = 'module' | 'commonjs';
 
@@ -440,6 +449,12 @@ function format(report: AuditReport): string {
   if (summary.skipped.length > 0) {
     lines.push(`skipped ${plural(summary.skipped.length, 'path')}:`, ...listed(summary.skipped));
   }
-  if (nothingChecked(summary)) lines.push('nothing was checked: no file that could hold a retry could be checked');
+  if (nothingChecked(summary)) {
+    lines.push(
+      summary.filesScanned === 0 && summary.skipped.length === 0
+        ? 'nothing was checked: no source file (.js .mjs .cjs .ts .mts .cts .jsx .tsx) under the paths given'
+        : 'nothing was checked: no file that could hold a retry could be checked',
+    );
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { audit } from './audit';
+import { audit, usageMessage } from './audit';
 import {
   contentionTable,
   formatMs,
@@ -78,7 +78,8 @@ Contention only (the post's base 5 ms and cap 2 s):
   -h, --help                    show this help
   -v, --version                 print the version
 
-Exit codes: 0 done, 1 the SVG could not be written (audit: retry loops found), 2 a bad command line.
+Exit codes: 0 done, 1 the SVG could not be written, 2 a bad command line (audit: 1 retry loops found, 2 also
+nothing could be checked, 3 an internal error; see herdless audit --help).
 `;
 
 /** The scenarios each scenario-specific flag belongs to; any other flag applies to all. */
@@ -180,12 +181,6 @@ export function main(args: readonly string[], io: Io): number {
     }
     throw error;
   }
-}
-
-/** One line for a bad command line; Node's parseArgs advice about positionals after '--' does not apply here. */
-function usageMessage(error: Error): string {
-  const unknown = /^Unknown option '([^']+)'/.exec(error.message);
-  return unknown ? `unknown flag ${unknown[1]}` : (error.message.split('\n')[0] as string);
 }
 
 /** Writes a file, or throws an {@link OutputError} that says which and why on one line. */

@@ -179,6 +179,30 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
+  it('exits 2 when the paths hold no source file at all: an empty folder, only .d.ts (new-user review)', () => {
+    const dir = join(project, 'nothing');
+    mkdirSync(join(dir, 'empty'), { recursive: true });
+    mkdirSync(join(dir, 'types'), { recursive: true });
+    writeFileSync(join(dir, 'types', 'a.d.ts'), 'export declare const a: number;\n');
+    try {
+      for (const path of ['nothing/empty', 'nothing/types']) {
+        const { code, out } = run([path]);
+        expect(code).toBe(2);
+        expect(out).toContain('  0 files scanned: 0 parsed');
+        expect(out).toContain('nothing was checked: no source file (.js .mjs .cjs .ts .mts .cts .jsx .tsx) under');
+        expect(run(['--json', path]).code).toBe(2);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an unknown flag is one line naming it, exit 2 (new-user review)', () => {
+    const { code, err } = run(['--frob']);
+    expect(code).toBe(2);
+    expect(err).toBe('herdless audit: unknown flag --frob (see herdless audit --help)\n');
+  });
+
   it('follows symbolic links to files and directories, reads each file once, and survives a link loop', () => {
     const dir = join(project, 'linked');
     mkdirSync(join(dir, 'real'), { recursive: true });
@@ -360,7 +384,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(run(['--help'])).toEqual({ code: 0, out: AUDIT_USAGE, err: '' });
     const bad = run(['--fast']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/^herdless audit: Unknown option '--fast'.*\(see herdless audit --help\)\n$/);
+    expect(bad.err).toBe('herdless audit: unknown flag --fast (see herdless audit --help)\n');
     expect(run(['nowhere'])).toEqual({ code: 2, out: '', err: 'herdless audit: no such file or directory: nowhere\n' });
   });
 
