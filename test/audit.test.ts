@@ -60,7 +60,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(code).toBe(1);
     const lines = out.split('\n');
     expect(lines).toContain(
-      `src/seed.mjs:3:3  herdless/require-jitter  ${'waits a fixed delay before retrying (no randomness), so clients that failed together retry together;'}` +
+      `src/seed.mjs:3:3  herdless/require-jitter  ${'waits a delay with no randomness before retrying (a constant or a plain doubling), so clients that failed together retry together;'}` +
         " herdless retry(fn, { jitter: 'full' }) randomises every wait (the default)",
     );
     const reported = lines

@@ -6,5 +6,5 @@ export const requireJitter = makeRule({
   description: 'The wait before a retry must be randomised, or clients that failed together retry together.',
   lacks: (shape) => shape.waits && shape.fixedDelay,
   message:
-    "waits a fixed delay before retrying (no randomness), so clients that failed together retry together; herdless retry(fn, { jitter: 'full' }) randomises every wait (the default)",
+    "waits a delay with no randomness before retrying (a constant or a plain doubling), so clients that failed together retry together; herdless retry(fn, { jitter: 'full' }) randomises every wait (the default)",
 });
