@@ -46,11 +46,14 @@ export interface AuditIo {
 export interface AuditFs {
   readonly readDir: (dir: string) => Dirent[];
   readonly readFile: (file: string) => string;
+  /** The real path (links resolved), by which each file and directory is taken once. */
+  readonly realPath: (path: string) => string;
 }
 
 const nodeFs: AuditFs = {
   readDir: (dir) => readdirSync(dir, { withFileTypes: true }),
   readFile: (file) => readFileSync(file, 'utf8'),
+  realPath: (path) => realpathSync.native(path),
 };
 
 /** Files larger than this are not read: generated bundles, not hand-written retry loops. 10 MB. */
@@ -185,7 +188,7 @@ export function listFiles(
   const once = (path: string) => {
     let real: string;
     try {
-      real = realpathSync.native(path);
+      real = fs.realPath(path);
     } catch (error) {
       skip(path, why(error));
       return false;

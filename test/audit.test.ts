@@ -4,6 +4,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   truncateSync,
@@ -12,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_USAGE, type AuditFs, type AuditReport, audit, INSTALL, MAX_FILE_BYTES } from '../src/audit';
+import { AUDIT_USAGE, type AuditFs, type AuditReport, audit, INSTALL, listFiles, MAX_FILE_BYTES } from '../src/audit';
 import { main } from '../src/cli';
 import { samples } from './eslint/samples';
 
@@ -258,6 +259,51 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
+  it('a path whose real path cannot be resolved (gone, no access on the way) is skipped with why', () => {
+    const dir = mkdtempSync(join(project, 'vanish-'));
+    writeFileSync(join(dir, 'gone.js'), seedLoop);
+    writeFileSync(join(dir, 'seed.js'), seedLoop);
+    const fs: AuditFs = {
+      readDir: (d) => readdirSync(d, { withFileTypes: true }),
+      readFile: (f) => readFileSync(f, 'utf8'),
+      realPath: (path) => {
+        if (path.endsWith('gone.js')) throw Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' });
+        return realpathSync.native(path);
+      },
+    };
+    try {
+      const name = dir.slice(project.length + 1);
+      const { files, skipped } = listFiles([name], project, fs);
+      expect(files.map((f) => f.path)).toEqual([join(project, name, 'seed.js')]);
+      expect(skipped).toEqual([{ path: join(name, 'gone.js'), reason: expect.stringContaining('ENOENT') }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('in process too, a FIFO is listed as skipped and never opened', () => {
+    const dir = mkdtempSync(join(project, 'fifo-'));
+    expect(spawnSync('mkfifo', [join(dir, 'pipe.js')]).status).toBe(0);
+    try {
+      const opened: string[] = [];
+      const fs: AuditFs = {
+        readDir: (d) => readdirSync(d, { withFileTypes: true }),
+        readFile: (f) => {
+          opened.push(f);
+          return readFileSync(f, 'utf8');
+        },
+        realPath: (path) => realpathSync.native(path),
+      };
+      const pipe = join(dir.slice(project.length + 1), 'pipe.js');
+      const { files, skipped } = listFiles([pipe], project, fs);
+      expect(files).toEqual([]);
+      expect(skipped).toEqual([{ path: pipe, reason: expect.stringMatching(/^not a regular file/) }]);
+      expect(opened).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('lists a directory or a file it cannot read (EACCES) with the reason, and goes on with the rest', () => {
     const dir = mkdtempSync(join(project, 'denied-'));
     mkdirSync(join(dir, 'locked'));
@@ -276,6 +322,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
         if (f.endsWith('secret.js')) throw denied('open', f);
         return readFileSync(f, 'utf8');
       },
+      realPath: (path) => realpathSync.native(path),
     };
     const name = dir.slice(project.length + 1);
     try {
