@@ -281,6 +281,54 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
+  it('says why for any thrown value (null, a string, an Error without a code), and lists ten then how many more', () => {
+    const dir = mkdtempSync(join(project, 'odd-'));
+    const name = dir.slice(project.length + 1);
+    for (let i = 0; i < 12; i++) writeFileSync(join(dir, `f${String(i).padStart(2, '0')}.js`), seedLoop);
+    const thrown: Record<string, unknown> = { 'f00.js': null, 'f01.js': 'went away', 'f02.js': new Error('odd\nmore') };
+    const fs: AuditFs = {
+      readDir: (d) => readdirSync(d, { withFileTypes: true }),
+      readFile: () => {
+        throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+      },
+      realPath: (path) => {
+        const file = path.slice(-6);
+        if (file in thrown) throw thrown[file];
+        return realpathSync.native(path);
+      },
+    };
+    try {
+      const { skipped } = listFiles([name], project, fs);
+      expect(skipped.map((s) => s.reason)).toEqual(['null', 'went away', 'odd']);
+      const { code, out } = run([name], project, fs);
+      expect(code).toBe(2); // nothing could be read: nothing was checked
+      expect(out).toContain(`\ncould not check 9 files:\n  ${name}/f03.js: cannot read (EIO: i/o error, read)\n`);
+      expect(out).not.toContain('more (--json lists them all)'); // nine fit
+      const more = run([name], project, { ...fs, realPath: (path) => realpathSync.native(path) });
+      expect(more.out).toContain(
+        `  ${name}/f09.js: cannot read (EIO: i/o error, read)\n  ... and 2 more (--json lists them all)\n`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an internal error that is not an Error still exits 3 with a line saying so', () => {
+    const err: string[] = [];
+    const code = audit(
+      ['.'],
+      {
+        out: () => {
+          throw 'stdout closed';
+        },
+        err: (t) => err.push(t),
+      },
+      project,
+    );
+    expect(code).toBe(3);
+    expect(err.join('')).toBe('herdless audit: internal error, please report it: stdout closed\n');
+  });
+
   it('in process too, a FIFO is listed as skipped and never opened', () => {
     const dir = mkdtempSync(join(project, 'fifo-'));
     expect(spawnSync('mkfifo', [join(dir, 'pipe.js')]).status).toBe(0);
