@@ -25,6 +25,8 @@ const byFile: Record<string, string[]> = {
   // validate.ts's checks for the budget and breaker options (shaped(), the named unknown-option message) run there.
   'src/validate.ts': [...core, 'test/budget.test.ts', 'test/breaker.test.ts'],
   'src/http/fetch.ts': ['test/fetch.test.ts', 'test/fetch-stub.test.ts'],
+  // wait.ts's registry and guard: the abort orderings of the hooks tests (a synthetic event, an attempt's signal).
+  'src/wait.ts': [...core, 'test/hooks.test.ts', 'test/retry-edges.test.ts'],
   'src/retry.ts': [
     ...core,
     'test/hooks.test.ts',

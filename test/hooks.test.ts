@@ -354,6 +354,56 @@ describe('unref', () => {
     expect(createPolicy({}).unref).toBe(false);
   });
 
+  it('without unref (the default), no timer is unref-ed', async () => {
+    const unrefs: number[] = [];
+    const original = globalThis.setTimeout;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((cb: () => void, ms: number) => {
+      const timer = original(cb, ms);
+      (timer as unknown as { unref: () => void }).unref = () => void unrefs.push(ms);
+      return timer;
+    }) as typeof setTimeout);
+    let calls = 0;
+    const run = settle(
+      retry(
+        () => {
+          if (++calls < 2) throw Object.assign(new Error('busy'), { status: 503 });
+          return new Promise((r) => original(r, 5, 'ok'));
+        },
+        { baseMs: 10, random: () => 0.5, timeoutMs: 1_000 },
+      ),
+    );
+    await fake.clock.tickAsync(20);
+    expect(run.result.value).toBe('ok');
+    expect(unrefs).toEqual([]);
+  });
+
+  it('where timers are plain numbers (a browser), unref: true does nothing and the sleep still ends', async () => {
+    const original = globalThis.setTimeout;
+    let ids = 0;
+    const cleared = new Map<number, ReturnType<typeof setTimeout>>();
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((cb: () => void, ms: number) => {
+      const id = ++ids;
+      cleared.set(id, original(cb, ms));
+      return id;
+    }) as unknown as typeof setTimeout);
+    const originalClear = globalThis.clearTimeout;
+    vi.spyOn(globalThis, 'clearTimeout').mockImplementation(((id: number) =>
+      originalClear(cleared.get(id))) as unknown as typeof clearTimeout);
+    let calls = 0;
+    const run = settle(
+      retry(
+        () => {
+          if (++calls < 2) throw Object.assign(new Error('busy'), { status: 503 });
+          return 'ok';
+        },
+        { unref: true, baseMs: 10, random: () => 0.5 },
+      ),
+    );
+    await fake.clock.tickAsync(5);
+    expect(run.result).toEqual({ status: 'fulfilled', value: 'ok', reason: undefined });
+    expect(ids).toBe(1);
+  });
+
   it('unrefs every timer it arms: the sleep, the attempt timeout and the deadline', async () => {
     const unrefs: number[] = [];
     const original = globalThis.setTimeout;

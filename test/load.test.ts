@@ -139,16 +139,71 @@ describe('one signal shared by many calls', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
-  it('a call that settles lets go of the signal while others still hold it', async () => {
-    const controller = new AbortController();
-    const quick = retry(() => 'done', { signal: controller.signal });
-    const slow = settle(retry(() => never(), { signal: controller.signal }));
-    await expect(quick).resolves.toBe('done');
-    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
-    controller.abort('bye');
-    await fake.clock.tickAsync(0);
-    expect(slow.result.reason).toBe('bye');
-    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  it.each([
+    ['first', 'second'],
+    ['second', 'first'],
+  ])(
+    'a call that settles lets go of the signal while others still hold it (the quick one listens %s)',
+    async (order) => {
+      const controller = new AbortController();
+      const { signal } = controller;
+      // Reading the attempt's signal makes a call listen at once; the quick one settles a microtask later.
+      const quickly = () =>
+        retry(
+          async (ctx) => {
+            void ctx.signal;
+            await null;
+            return 'done';
+          },
+          { signal },
+        );
+      const slowly = () =>
+        settle(
+          retry(
+            (ctx) => {
+              void ctx.signal;
+              return never();
+            },
+            { signal },
+          ),
+        );
+      let quick: Promise<string>;
+      let slow: ReturnType<typeof settle>;
+      if (order === 'first') [quick, slow] = [quickly(), slowly()];
+      else [slow, quick] = [slowly(), quickly()];
+      const other = settle(retry((ctx) => (void ctx.signal, never()), { signal })); // a third holds it throughout
+      expect(getEventListeners(signal, 'abort')).toHaveLength(1); // one listener for the three
+      await expect(quick).resolves.toBe('done');
+      expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+      controller.abort('bye');
+      await fake.clock.tickAsync(0);
+      expect([slow.result.reason, other.result.reason]).toEqual(['bye', 'bye']);
+      expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    },
+  );
+
+  it('the last of two calls to let go removes the listener, whichever listened first', async () => {
+    for (const lastFirst of [true, false]) {
+      const controller = new AbortController();
+      const { signal } = controller;
+      const held: ((v: string) => void)[] = [];
+      const call = () =>
+        retry(
+          (ctx) => {
+            void ctx.signal;
+            return new Promise<string>((r) => held.push(r));
+          },
+          { signal },
+        );
+      const [a, b] = [call(), call()];
+      const [firstDone, lastDone] = lastFirst ? [1, 0] : [0, 1];
+      held[firstDone]?.('x');
+      await (firstDone === 0 ? a : b);
+      expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+      held[lastDone]?.('y');
+      await (lastDone === 0 ? a : b);
+      expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    }
   });
 });
 

@@ -667,6 +667,22 @@ describe('retry: abort', () => {
     for (const ctx of kept) expect(ctx.signal.aborted).toBe(false); // the calls are over: nothing of theirs to stop
   });
 
+  it('an abort from the breaker admitting the attempt (onStateChange) means fn is never called', async () => {
+    const controller = new AbortController();
+    const breaker = createCircuitBreaker({
+      consecutiveFailures: 1,
+      breakMs: 100,
+      onStateChange: ({ to }) => {
+        if (to === 'half-open') controller.abort('stop');
+      },
+    });
+    await expect(retry(() => Promise.reject(new Error('down')), { breaker, maxAttempts: 1 })).rejects.toThrow();
+    await fake.clock.tickAsync(100); // the break has elapsed: the next admission turns it half-open
+    const fn = vi.fn(() => 'ok');
+    await expect(retry(fn, { breaker, signal: controller.signal })).rejects.toBe('stop');
+    expect(fn).not.toHaveBeenCalled();
+  });
+
   it('an abort from a hook that runs after the last check (retryAfter, onStateChange) still wins (review)', async () => {
     const why = new Error('shutdown');
     const a = new AbortController();
