@@ -163,14 +163,16 @@ function checks(h, env) {
           () => {
             throw new Error('blip');
           },
-          { maxAttempts: Infinity, timeoutMs: 100, jitter: 'none', baseMs: 40, capMs: 40 },
+          { maxAttempts: Infinity, timeoutMs: 1_000, jitter: 'none', baseMs: 400, capMs: 400 },
         ),
       );
       const took = now() - start;
       assert(error instanceof h.RetryError && error.reason === 'timeout', `not a 'timeout' RetryError: ${error}`);
-      assert(error.attempts >= 2, `${error.attempts} attempts in 100 ms with 40 ms sleeps`);
-      // Attempts at 0, 40, 80 ms; the next sleep would end at 120 > 100, so it gives up at ~80 ms, before the deadline.
-      assert(took < 100 + LATE_MS, `gave up after ${took} ms`);
+      // Attempts at 0, 400, 800 ms; the next sleep would end at 1,200 > 1,000, so it gives up at ~800 ms, before the
+      // deadline. (With 40 ms sleeps and a 100 ms deadline, a 60 ms stall of a browser page just opened on a busy
+      // machine left time for 1 attempt only.)
+      assert(error.attempts >= 2, `${error.attempts} attempts in 1,000 ms with 400 ms sleeps`);
+      assert(took < 1_000 + LATE_MS, `gave up after ${took} ms`);
     },
 
     "RetryError, reason 'retry-after'": async () => {
