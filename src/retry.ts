@@ -143,7 +143,7 @@ export async function retry<T>(
       let failed = false;
       try {
         outcome = await (guarded
-          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, p.unref, fn, context)
+          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, p.unref, fn, context, start + startedMs)
           : fn(context));
       } catch (error) {
         failed = true;
@@ -304,7 +304,7 @@ function bounded<R>(
   unref: boolean,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
   if (watch === undefined && timeoutMs === Infinity) return result;
-  return guard(timeoutMs - (now() - start), watch, unref, identity, result);
+  return guard(timeoutMs, watch, unref, identity, result, start);
 }
 
 /**
