@@ -1,5 +1,7 @@
 /** The demo's settings and figures: what a run is asked, and what each lane reports. */
 
+import type { OverloadFigures } from '../src/simulate/overload';
+
 export interface DemoOptions {
   /**
    * Requests the server serves per second, one at a time, first in first out. Default 20: a small service, so that
@@ -80,11 +82,16 @@ export function demoSettings(options: DemoOptions = {}): DemoSettings {
   };
 }
 
-/** One lane's figures. */
-export interface DemoFigures {
-  readonly strategy: string;
-  /** Logical requests (calls), the same in every lane. */
-  readonly calls: number;
+/**
+ * One lane's figures: the simulator's overload figures where they mean the same (`strategy`, `calls`,
+ * `amplification` as requests arriving over what the server can serve, `goodput`, `p99Ms`, `refused`, `budgetStops`,
+ * `wasted`), measured here on a real server, and the demo's own counts.
+ */
+export interface DemoFigures
+  extends Pick<
+    OverloadFigures,
+    'strategy' | 'calls' | 'amplification' | 'goodput' | 'p99Ms' | 'refused' | 'budgetStops' | 'wasted'
+  > {
   /** Attempts the clients made (fetch calls). */
   readonly attempts: number;
   /**
@@ -105,23 +112,11 @@ export interface DemoFigures {
   readonly lost: number;
   /** Requests the server read that no client wrote, or read more often than written: 0 on a sound run. */
   readonly unexpected: number;
-  /** Requests arriving from the slowdown's start to the end of traffic, over what the server can serve then. */
-  readonly amplification: number;
-  /** The share of logical requests that succeeded. */
-  readonly goodput: number;
   /**
    * From the end of the slowdown until the share of the requests begun in each `recoveryWindowMs` that succeed is
    * back to 95% for 5 windows in a row, in ms; null when it never is while traffic lasts.
    */
   readonly recoveryMs: number | null;
-  /** Time from a logical request's start to its success, 99th percentile, in ms (NaN if none). */
-  readonly p99Ms: number;
-  /** Calls the open breaker refused before any request (`CircuitOpenError`). */
-  readonly refused: number;
-  /** Calls that stopped because the budget refused a retry (`RetryError` reason `'budget'`). */
-  readonly budgetStops: number;
-  /** Requests the server worked on after their client had given up. */
-  readonly wasted: number;
   /** The work queued at the server when traffic ended, in ms: how far behind it was. */
   readonly behindMs: number;
   /** Calls that failed in a way the story does not expect (not a timeout, a 503 or a refusal): 0 on a sound run. */
