@@ -347,6 +347,23 @@ describe('retryAfter: a server-hint reader of your own', () => {
   });
 });
 
+/** Spies on `setTimeout`: the ms of every timer whose `unref` is called, in order (the timer's own `unref` still runs). */
+function spyOnUnref() {
+  const unrefs: number[] = [];
+  const original = globalThis.setTimeout;
+  vi.spyOn(globalThis, 'setTimeout').mockImplementation(((cb: () => void, ms: number) => {
+    const timer = original(cb, ms);
+    const t = timer as unknown as { unref?: () => unknown };
+    const own = t.unref?.bind(t);
+    t.unref = () => {
+      unrefs.push(ms);
+      return own?.();
+    };
+    return timer;
+  }) as typeof setTimeout);
+  return { unrefs, original };
+}
+
 describe('unref', () => {
   it('must be a boolean', () => {
     expect(() => createPolicy({ unref: 'yes' as never })).toThrow(/herdless: unref must be a boolean, got 'yes'/);
@@ -355,13 +372,7 @@ describe('unref', () => {
   });
 
   it('without unref (the default), no timer is unref-ed', async () => {
-    const unrefs: number[] = [];
-    const original = globalThis.setTimeout;
-    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((cb: () => void, ms: number) => {
-      const timer = original(cb, ms);
-      (timer as unknown as { unref: () => void }).unref = () => void unrefs.push(ms);
-      return timer;
-    }) as typeof setTimeout);
+    const { unrefs, original } = spyOnUnref();
     let calls = 0;
     const run = settle(
       retry(
@@ -405,18 +416,7 @@ describe('unref', () => {
   });
 
   it('unrefs every timer it arms: the sleep, the attempt timeout and the deadline', async () => {
-    const unrefs: number[] = [];
-    const original = globalThis.setTimeout;
-    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((cb: () => void, ms: number) => {
-      const timer = original(cb, ms);
-      const t = timer as unknown as { unref?: () => unknown };
-      const own = t.unref?.bind(t);
-      t.unref = () => {
-        unrefs.push(ms);
-        return own?.();
-      };
-      return timer;
-    }) as typeof setTimeout);
+    const { unrefs } = spyOnUnref();
     const run = settle(
       retry(() => never(), { unref: true, attemptTimeoutMs: 100, timeoutMs: 1_000, random: () => 0.5, maxAttempts: 2 }),
     );
