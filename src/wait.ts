@@ -163,10 +163,11 @@ class Race {
  * Runs `work(arg)` (or, with `work` undefined, nothing: a cancellable sleep) until `ms` after `from`, or until
  * `watch`'s signal aborts, whichever comes first; then clears its timer. `from` (a `performance.now()` reading taken
  * before `work` is called, so that its synchronous part counts; default: read just before) lets the caller reuse a
- * reading it has. Work that returns a value, or a promise that is already settled, is never waited for: the timer is armed and
- * the signal listened to only a microtask after `work` returned, if it is still pending then. Resolves with the
- * work's value, {@link TIMED_OUT} or {@link ABORTED}; rejects only with the work's own error (a synchronous throw
- * included). Work that settles after the race is lost quietly (no unhandled rejection).
+ * reading it has. Work that returns a value, or a promise that is already settled, is never waited for: the timer
+ * is armed and the signal listened to only a microtask after `work` returned, if it is still pending then (under a
+ * fake clock, at once: a test that ticks synchronously right after the call expects the timeout to fire). Resolves
+ * with the work's value, {@link TIMED_OUT} or {@link ABORTED}; rejects only with the work's own error (a synchronous
+ * throw included). Work that settles after the race is lost quietly (no unhandled rejection).
  *
  * With `ms` = Infinity no timer is set. Every wait goes through the global `setTimeout`/`clearTimeout`, and time
  * through `performance.now()`, looked up at call time, so a fake clock controls them. The check a microtask later
@@ -204,10 +205,16 @@ export function guard<T, A>(
         (value) => race.finish(true, value),
         (error: unknown) => race.finish(false, error),
       );
-      // An already settled promise has settled the race by now (its reaction ran first); a pending one is waited for.
-      SETTLED.then(() => {
-        if (!race.done) race.wait(ms - (performance.now() - since));
-      });
+      if ((setTimeout as { clock?: unknown }).clock !== undefined) {
+        // A fake clock (sinon's, so vitest's and Jest's: their setTimeout carries it) is armed at once, so that a
+        // synchronous tick right after the call fires the timeout, whether or not it fakes queueMicrotask too.
+        race.wait(ms - (performance.now() - since));
+      } else {
+        // An already settled promise has settled the race by now (its reaction ran first); a pending one waits.
+        SETTLED.then(() => {
+          if (!race.done) race.wait(ms - (performance.now() - since));
+        });
+      }
     }
   }
   return settled;
