@@ -1,3 +1,5 @@
+import type { StopReason } from './errors';
+import { FAILURE, type Guard, RELEASE, type Settle, START, SUCCESS, type Ticket } from './guard';
 import { nearest } from './nearest';
 import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
@@ -154,10 +156,8 @@ export class CircuitOpenError extends Error {
   }
 }
 
-const SUCCESS = 0;
-const FAILURE = 1;
-const RELEASE = 2;
-type Outcome = typeof SUCCESS | typeof FAILURE | typeof RELEASE;
+/** What a permit reports: {@link SUCCESS}, {@link FAILURE} or {@link RELEASE} (the guard's numbering). */
+type Outcome = Exclude<Settle, typeof START>;
 
 /**
  * One attempt's permit: an object per admission (two fields, methods on the prototype), so that its first report is
@@ -174,26 +174,54 @@ class Permit implements CircuitPermit {
     this.#generation = generation;
   }
 
-  #end(outcome: Outcome): void {
+  /** Reports `outcome`, if nothing was reported through this permit yet. */
+  end(outcome: Outcome): void {
     const report = this.#report;
     this.#report = undefined;
     report?.(this.#generation, outcome);
   }
 
   recordSuccess(): void {
-    this.#end(SUCCESS);
+    this.end(SUCCESS);
   }
 
   recordFailure(): void {
-    this.#end(FAILURE);
+    this.end(FAILURE);
   }
 
   release(): void {
-    this.#end(RELEASE);
+    this.end(RELEASE);
   }
 }
 
-class Breaker implements CircuitBreaker {
+/**
+ * The breaker's ticket for one attempt of `retry()`: admitted when the attempt starts (a first attempt refused throws
+ * the `CircuitOpenError`; a retry refused stops with `'circuit-open'`), its outcome reported through the permit it got
+ * then; `next` (the budget's ticket) is settled after it, and not started when the breaker refuses (so it refunds).
+ */
+class Admission implements Ticket {
+  #permit: Permit | undefined;
+
+  constructor(
+    private readonly breaker: CircuitBreaker,
+    private readonly attempt: number,
+    private readonly next: Ticket | undefined,
+  ) {}
+
+  settle(event: Settle): StopReason | undefined {
+    if (event === START) {
+      const admitted = this.breaker.admit();
+      if (admitted instanceof CircuitOpenError) {
+        if (this.attempt === 1) throw admitted;
+        return 'circuit-open';
+      }
+      this.#permit = admitted as Permit;
+    } else this.#permit?.end(event);
+    return this.next?.settle(event);
+  }
+}
+
+class Breaker implements CircuitBreaker, Guard {
   readonly #consecutiveFailures: number;
   readonly #failureRatio: number;
   readonly #minimumCalls: number;
@@ -279,6 +307,16 @@ class Breaker implements CircuitBreaker {
       this.#probesUntil = now + this.#breakMs;
     }
     return new Permit(this.#report, this.#generation);
+  }
+
+  /**
+   * The guard: a retry is refused (`'circuit-open'`) unless the breaker is closed when it is decided on; then `next`
+   * (the budget) is asked. The attempt itself is admitted when it starts (see {@link Admission}).
+   */
+  ask(attempt: number, next?: Guard): Ticket | StopReason {
+    if (attempt > 1 && this.state !== 'closed') return 'circuit-open';
+    const after = next?.ask(attempt);
+    return typeof after === 'string' ? after : new Admission(this, attempt, after);
   }
 
   /** An outcome, counted only if its permit is of the current generation (never the case while open). */

@@ -1,3 +1,5 @@
+import type { StopReason } from './errors';
+import { type Guard, RELEASE, type Settle, START, type Ticket } from './guard';
 import { nearest } from './nearest';
 import { fail, finite, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
@@ -48,7 +50,32 @@ export interface RetryBudget {
   available(): number;
 }
 
-class Budget implements RetryBudget {
+/**
+ * A retry's withdrawal: the permit {@link RetryBudget.tryWithdraw} returns, and the ticket `retry()` settles. The retry
+ * starting spends it for good; released before that, it is given back.
+ */
+class Withdrawal implements RetryPermit, Ticket {
+  readonly #counts: SlidingCounts;
+  /** The bucket it was taken from; -Infinity once spent or given back (a bucket never in the window: no-ops). */
+  #index: number;
+
+  constructor(counts: SlidingCounts) {
+    this.#counts = counts;
+    this.#index = counts.index;
+  }
+
+  release(): void {
+    this.settle(RELEASE);
+  }
+
+  settle(event: Settle): undefined {
+    if (event === RELEASE) this.#counts.remove(this.#index, 1);
+    this.#index = Number.NEGATIVE_INFINITY; // released, or the retry started (spent for good): later calls do nothing
+    return undefined;
+  }
+}
+
+class Budget implements RetryBudget, Guard {
   readonly #ratio: number;
   readonly #reserve: number;
   readonly #now: () => number;
@@ -79,15 +106,21 @@ class Budget implements RetryBudget {
 
   tryWithdraw(): RetryPermit | false {
     if (this.#balance() < 1) return false;
-    const counts = this.#counts;
-    counts.add(0, 1);
-    let index = counts.index;
-    return {
-      release: () => {
-        counts.remove(index, 1);
-        index = Number.NEGATIVE_INFINITY; // released: a bucket that is never in the window, so a second call is a no-op
-      },
-    };
+    this.#counts.add(0, 1);
+    return new Withdrawal(this.#counts);
+  }
+
+  /** A first attempt's ticket: it deposits when the attempt starts. */
+  readonly #first: Ticket = {
+    settle: (event) => {
+      if (event === START) this.deposit();
+      return undefined;
+    },
+  };
+
+  /** The guard: a first attempt deposits (never refused); a retry withdraws when decided on, or is refused. */
+  ask(attempt: number): Ticket | StopReason {
+    return attempt === 1 ? this.#first : (this.tryWithdraw() as Withdrawal | false) || 'budget';
   }
 
   available(): number {

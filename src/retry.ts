@@ -1,7 +1,6 @@
-import type { CircuitPermit } from './breaker';
-import type { RetryPermit } from './budget';
 import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
+import { admit, FAILURE, RELEASE, type Settle, START, SUCCESS, type Ticket } from './guard';
 import { type RetryContext, type RetryOptions, toPolicy } from './policy';
 import { fail, isOwnError } from './validate';
 import { ABORTED, guard, isThenable, TIMED_OUT, Watch } from './wait';
@@ -95,7 +94,7 @@ export async function retry<T>(
 ): Promise<T> {
   if (typeof fn !== 'function') fail(TypeError, 'fn', 'a function', fn);
   const p = toPolicy(policy);
-  const { signal, timeoutMs, attemptTimeoutMs, breaker } = p;
+  const { signal, timeoutMs, attemptTimeoutMs } = p;
   if (signal?.aborted) throw signal.reason;
   const start = now();
   const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
@@ -105,38 +104,29 @@ export async function retry<T>(
   let retryAfterMs: number | undefined;
   let last: unknown;
   let lastFailed = false;
-  let reason: StopReason;
+  let reason: StopReason | undefined;
   let attempt = 1;
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
   let spinsFromMs = 0;
-  let probe: CircuitPermit | undefined; // the breaker's permit, while it awaits this attempt's outcome
-  let spent: RetryPermit | undefined; // the budget's permit for the next attempt, until it starts
+  // The next or current attempt's pass through the policy's breaker and budget (attempt 1 is never refused when asked),
+  // and how the call's exit settles it.
+  let ticket = admit(p, 1) as Ticket | undefined;
+  let end: Settle = RELEASE;
 
   try {
     for (; ; attempt++) {
       const startedMs = attempt === 1 ? 0 : now() - start;
-      if (startedMs >= timeoutMs) {
-        attempt--; // a late timer: the deadline passed before this attempt could start
-        reason = 'timeout';
+      try {
+        // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
+        // give up without this attempt (the finally refunds what it spent). A first attempt refused throws.
+        reason = startedMs >= timeoutMs ? 'timeout' : ticket?.settle(START);
+      } catch (error) {
+        throw attempt === 1 ? error : withCause(error, last);
+      }
+      if (reason) {
+        attempt--;
         break;
       }
-      if (breaker !== undefined) {
-        let admitted: ReturnType<typeof breaker.admit>;
-        try {
-          admitted = breaker.admit();
-        } catch (error) {
-          throw attempt === 1 ? error : withCause(error, last);
-        }
-        if (admitted instanceof Error) {
-          if (attempt === 1) throw admitted;
-          attempt--; // the breaker opened during the sleep: give up without this attempt (the finally refunds it)
-          reason = 'circuit-open';
-          break;
-        }
-        probe = admitted;
-      }
-      if (attempt === 1) p.budget?.deposit();
-      else spent = undefined; // the retry starts: what it spent stays spent
       const context = new Attempt(attempt, startedMs, watch);
       if (watch !== undefined) watch.current = context;
       let outcome: unknown;
@@ -172,10 +162,10 @@ export async function retry<T>(
         if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
         if (!byDeadline && !verdict) {
-          probe?.recordSuccess();
-          probe = undefined;
-          if (watch?.aborted) throw (signal as AbortSignal).reason; // aborted by the breaker's onStateChange
-          return outcome as T;
+          last = outcome; // a success: returned after the loop, once the breaker has counted it
+          lastFailed = false;
+          end = SUCCESS;
+          break;
         }
       }
       if (p.onFailure !== undefined && (failed || !byDeadline)) {
@@ -196,35 +186,29 @@ export async function retry<T>(
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
-      // A transient error, a retried result, or an attempt its timeout or the deadline abandoned (a dependency that
-      // hangs is the breaker's first case); not a callback still running at the deadline, which says nothing of it.
-      if ((timedOut || !byDeadline) && probe !== undefined) {
-        const permit = probe;
-        probe = undefined;
-        try {
-          permit.recordFailure();
-        } catch (error) {
-          throw withCause(error, outcome);
-        }
-      } // else the finally releases it: a permanent error, an abort or the deadline says nothing of the dependency
       last = outcome;
       lastFailed = failed;
       if (failed) {
         errors ??= new ErrorLog();
         errors.push(outcome);
       }
-      if (byDeadline) {
-        reason = 'timeout';
-        break;
-      }
-
       const elapsedMs = now() - start;
-      let decision: Decision;
+      let decision: Decision | undefined;
       try {
-        retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
-        decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
+        // A transient error, a retried result, or an attempt its timeout or the deadline abandoned counts against the
+        // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
+        // which says nothing of it (the finally releases it, as for a permanent error or an abort).
+        if (timedOut || !byDeadline) ticket?.settle(FAILURE);
+        if (!byDeadline) {
+          retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
+          decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
+        }
       } catch (error) {
         throw withCause(error, outcome);
+      }
+      if (decision === undefined) {
+        reason = 'timeout';
+        break;
       }
       if (!decision.retry) {
         reason = decision.reason;
@@ -232,7 +216,7 @@ export async function retry<T>(
       }
       const { delayMs } = decision;
       previousBackoffMs = decision.backoffMs;
-      spent = decision.spent;
+      ticket = decision.ticket;
       if (p.onRetry) {
         const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
         const attemptsLeft = p.maxAttempts - attempt;
@@ -257,12 +241,13 @@ export async function retry<T>(
     }
   } finally {
     watch?.release();
-    probe?.release();
-    spent?.release(); // a retry the budget paid for that never started (an abort, the deadline, onRetry): refunded
+    // An attempt that ended saying nothing of the dependency, or a retry the budget paid for that never started (an
+    // abort, the deadline, onRetry, the breaker): released, refunded. A ticket settled already ignores it.
+    ticket?.settle(end);
   }
 
   // An abort from inside a hook that ran after the last check (retryAfter, random, a budget's or breaker's clock or
-  // onStateChange) still wins.
+  // onStateChange, a success's included) still wins.
   if (watch?.aborted) throw (signal as AbortSignal).reason;
   if (!lastFailed) return last as T;
   const detail =
@@ -276,7 +261,7 @@ export async function retry<T>(
             ? 'the server said not to retry'
             : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
   throw new RetryError({
-    reason,
+    reason: reason as StopReason,
     errors: (errors as ErrorLog).toArray(),
     attempts: attempt,
     elapsedMs: now() - start,

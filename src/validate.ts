@@ -96,14 +96,3 @@ export function onlyKnown(
     throw error;
   }
 }
-
-/**
- * Returns `value` if it is undefined or an object with a `method` function, else throws a TypeError naming it and
- * the factory that makes a `type` (`a RetryBudget (createRetryBudget())`).
- */
-export function shaped<V>(name: string, value: V | undefined, method: string, type: string): V | undefined {
-  if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function') {
-    fail(TypeError, name, `a ${type} (create${type}())`, value);
-  }
-  return value;
-}

@@ -1,6 +1,6 @@
-import type { CircuitPermit } from '../breaker';
-import type { RetryPermit } from '../budget';
+import { CircuitOpenError } from '../breaker';
 import { type Decision, decide } from '../decide';
+import { admit, FAILURE, RELEASE, START, SUCCESS, type Ticket } from '../guard';
 import type { RetryPolicy } from '../policy';
 
 /**
@@ -13,8 +13,8 @@ export type RetryAfterRule = 'spread' | 'floor-plus-backoff';
 
 /**
  * Every simulated client's retry state: how many attempts have failed and the last backoff (for decorrelated
- * jitter). One place asks herdless's own `decide()` for every scenario, and talks to the policy's circuit breaker
- * and retry budget as `retry()` does, so the simulator cannot drift from the library.
+ * jitter). One place asks herdless's own `decide()` for every scenario, and settles each attempt's ticket with the
+ * policy's circuit breaker and retry budget as `retry()` does, so the simulator cannot drift from the library.
  */
 export class ClientRetries {
   readonly #policy: RetryPolicy<never>;
@@ -22,18 +22,15 @@ export class ClientRetries {
   readonly #failed: Uint32Array;
   /** The last backoff per client; NaN for none yet. */
   readonly #previous: Float64Array;
-  /** Each client's permit from the breaker for its attempt in flight. */
-  readonly #permits: (CircuitPermit | undefined)[];
-  /** Each client's permit from the budget for the retry it is waiting to send. */
-  readonly #spent: (RetryPermit | undefined)[];
+  /** Each client's ticket (see `Ticket`): for the retry it is waiting to send, then for its attempt in flight. */
+  readonly #tickets: (Ticket | undefined)[];
 
   constructor(clients: number, policy: RetryPolicy<never>, rule: RetryAfterRule = 'spread') {
     this.#policy = policy;
     this.#rule = rule;
     this.#failed = new Uint32Array(clients);
     this.#previous = new Float64Array(clients).fill(Number.NaN);
-    this.#permits = new Array(clients);
-    this.#spent = new Array(clients);
+    this.#tickets = new Array(clients);
   }
 
   /**
@@ -42,26 +39,30 @@ export class ClientRetries {
    * retry, its `'circuit-open'` stop, which gives back what the retry spent of the budget, as `retry()` does.
    */
   start(client: number): boolean {
-    const { breaker, budget } = this.#policy;
-    const spent = this.#spent[client];
-    this.#spent[client] = undefined;
+    const ticket = this.#failed[client] === 0 ? (admit(this.#policy, 1) as Ticket | undefined) : this.#tickets[client];
+    this.#tickets[client] = ticket;
     // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
-    if (breaker !== undefined) {
-      const admitted = breaker.state === 'open' ? undefined : breaker.admit();
-      if (admitted === undefined || admitted instanceof Error) {
-        spent?.release();
-        return false;
+    let refused = this.#policy.breaker?.state === 'open';
+    if (!refused) {
+      try {
+        refused = ticket?.settle(START) !== undefined;
+      } catch (error) {
+        if (!(error instanceof CircuitOpenError)) throw error;
+        refused = true; // a first attempt refused
       }
-      this.#permits[client] = admitted;
     }
-    if (this.#failed[client] === 0) budget?.deposit();
-    return true;
+    if (refused) this.#end(client, RELEASE);
+    return !refused;
   }
 
   /** An admitted attempt succeeded: reported to the breaker. */
   succeeded(client: number): void {
-    this.#permits[client]?.recordSuccess();
-    this.#permits[client] = undefined;
+    this.#end(client, SUCCESS);
+  }
+
+  #end(client: number, event: typeof SUCCESS | typeof RELEASE): void {
+    this.#tickets[client]?.settle(event);
+    this.#tickets[client] = undefined;
   }
 
   /**
@@ -69,8 +70,8 @@ export class ClientRetries {
    * not): reported to the breaker, then what herdless decides, remembered for next time.
    */
   failed(client: number, elapsedMs: number, retryAfterMs?: number): Decision {
-    this.#permits[client]?.recordFailure();
-    this.#permits[client] = undefined;
+    this.#tickets[client]?.settle(FAILURE);
+    this.#tickets[client] = undefined;
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;
@@ -81,7 +82,7 @@ export class ClientRetries {
         : decide(this.#policy, attempt, elapsedMs, retryAfterMs, previous);
     if (d.retry) {
       this.#previous[client] = d.backoffMs ?? Number.NaN;
-      this.#spent[client] = d.spent;
+      this.#tickets[client] = d.ticket;
     }
     return d;
   }

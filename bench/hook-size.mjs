@@ -1,0 +1,51 @@
+/**
+ * What each import costs, minified and gzipped (level 9, as size-limit measures), bundled straight from the sources
+ * with esbuild (what tsup builds on), so that two trees can be compared byte for byte: the sources as they are and a
+ * variant (a copy of src/ with something taken out, say every budget and breaker line) whose cost is the difference.
+ *
+ * Run: node bench/hook-size.mjs [srcDir] [otherSrcDir]
+ *   one tree: its sizes; two trees: both, and the first minus the second.
+ * Reported here, never asserted in tests (size-limit holds the limits, on the built package).
+ */
+import { resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const IMPORTS = {
+  '{ retry }': 'export { retry }',
+  '{ createRetryBudget }': 'export { createRetryBudget }',
+  '{ createCircuitBreaker }': 'export { createCircuitBreaker }',
+  '{ retry, createRetryBudget, createCircuitBreaker }': 'export { retry, createRetryBudget, createCircuitBreaker }',
+  '* (whole core)': 'export *',
+};
+
+/** Minified and gzipped bytes of `statement from '<srcDir>/index.ts'`; null when the tree lacks an export. */
+async function size(srcDir, statement) {
+  try {
+    const result = await build({
+      stdin: { contents: `${statement} from ${JSON.stringify(resolve(srcDir, 'index.ts'))};`, resolveDir: srcDir },
+      bundle: true,
+      write: false,
+      format: 'esm',
+      target: 'es2022',
+      minify: true,
+      treeShaking: true,
+      logLevel: 'silent',
+    });
+    const code = result.outputFiles[0].contents;
+    return { min: code.length, gzip: gzipSync(code, { level: 9 }).length };
+  } catch {
+    return null;
+  }
+}
+
+const dirs = process.argv.slice(2).map((d) => resolve(d));
+if (dirs.length === 0) dirs.push(resolve('src'));
+const show = (s) => (s === null ? '-' : `${s.gzip} B gzip (${s.min} B min)`);
+for (const [name, statement] of Object.entries(IMPORTS)) {
+  const sizes = await Promise.all(dirs.map((d) => size(d, statement)));
+  let line = `${name.padEnd(52)} ${sizes.map(show).join('  |  ')}`;
+  const [a, b] = sizes;
+  if (a && b) line += `  |  diff ${a.gzip - b.gzip} B gzip (${a.min - b.min} B min)`;
+  console.log(line);
+}
