@@ -1,7 +1,7 @@
 import type { StopReason } from './errors';
-import { FAILURE, type Guard, RELEASE, type Settle, START, SUCCESS, type Ticket } from './guard';
+import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
-import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
+import { fail, finite, num, onlyKnown, optionalFn, or, withCause } from './validate';
 import { SlidingCounts, steadyClock } from './window';
 
 /** A circuit breaker's state. */
@@ -195,28 +195,39 @@ class Permit implements CircuitPermit {
 }
 
 /**
- * The breaker's ticket for one attempt of `retry()`: admitted when the attempt starts (a first attempt refused throws
- * the `CircuitOpenError`; a retry refused stops with `'circuit-open'`), its outcome reported through the permit it got
- * then; `next` (the budget's ticket) is settled after it, and not started when the breaker refuses (so it refunds).
+ * A call's pass through a breaker: each attempt is admitted when it starts (the first one refused throws the
+ * `CircuitOpenError`; a retry refused stops the call with `'circuit-open'`) and its outcome is reported through the
+ * permit it got then; after a counted failure, a retry may follow only while the breaker is closed. `next` (the
+ * budget's pass) is settled after it, and not at all for an attempt or a retry the breaker refused (so what the budget
+ * paid for that retry is refunded at the end).
  */
-class Admission implements Ticket {
+class BreakerPass implements Pass {
   #permit: Permit | undefined;
+  #started = false;
 
   constructor(
     private readonly breaker: CircuitBreaker,
-    private readonly attempt: number,
-    private readonly next: Ticket | undefined,
+    private readonly next: Pass | undefined,
   ) {}
 
-  settle(event: Settle): StopReason | undefined {
+  settle(event: Settle, failure?: unknown): StopReason | undefined {
     if (event === START) {
-      const admitted = this.breaker.admit();
+      let admitted: CircuitPermit | CircuitOpenError;
+      try {
+        admitted = this.breaker.admit();
+      } catch (error) {
+        throw this.#started ? withCause(error, failure) : error; // a broken clock, found before a retry
+      }
       if (admitted instanceof CircuitOpenError) {
-        if (this.attempt === 1) throw admitted;
+        if (!this.#started) throw admitted;
         return 'circuit-open';
       }
+      this.#started = true;
       this.#permit = admitted as Permit;
-    } else this.#permit?.end(event);
+    } else {
+      this.#permit?.end(event);
+      if (event === FAILURE && this.breaker.state !== 'closed') return 'circuit-open';
+    }
     return this.next?.settle(event);
   }
 }
@@ -309,14 +320,8 @@ class Breaker implements CircuitBreaker, Guard {
     return new Permit(this.#report, this.#generation);
   }
 
-  /**
-   * The guard: a retry is refused (`'circuit-open'`) unless the breaker is closed when it is decided on; then `next`
-   * (the budget) is asked. The attempt itself is admitted when it starts (see {@link Admission}).
-   */
-  ask(attempt: number, next?: Guard): Ticket | StopReason {
-    if (attempt > 1 && this.state !== 'closed') return 'circuit-open';
-    const after = next?.ask(attempt);
-    return typeof after === 'string' ? after : new Admission(this, attempt, after);
+  open(next?: Guard): Pass {
+    return new BreakerPass(this, next?.open());
   }
 
   /** An outcome, counted only if its permit is of the current generation (never the case while open). */

@@ -1,5 +1,4 @@
-import type { StopReason } from './errors';
-import { type Guard, RELEASE, type Settle, START, type Ticket } from './guard';
+import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START } from './guard';
 import { nearest } from './nearest';
 import { fail, finite, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
@@ -51,26 +50,25 @@ export interface RetryBudget {
 }
 
 /**
- * A retry's withdrawal: the permit {@link RetryBudget.tryWithdraw} returns, and the ticket `retry()` settles. The retry
- * starting spends it for good; released before that, it is given back.
+ * A call's pass through a budget: its first attempt deposits; each counted failure withdraws for the retry that may
+ * follow (or refuses it with `'budget'`), and that retry starting spends it for good; the call's end (`RELEASE`) gives
+ * back a withdrawal whose retry never started (the call stopped for another reason, an abort, the deadline, onRetry,
+ * the breaker).
  */
-class Withdrawal implements RetryPermit, Ticket {
-  readonly #counts: SlidingCounts;
-  /** The bucket it was taken from; -Infinity once spent or given back (a bucket never in the window: no-ops). */
-  #index: number;
+class BudgetPass implements Pass {
+  /** The withdrawal for the retry that may follow, `false` for none, `undefined` before the first attempt. */
+  #held: RetryPermit | false | undefined;
 
-  constructor(counts: SlidingCounts) {
-    this.#counts = counts;
-    this.#index = counts.index;
-  }
+  constructor(private readonly budget: RetryBudget) {}
 
-  release(): void {
-    this.settle(RELEASE);
-  }
-
-  settle(event: Settle): undefined {
-    if (event === RELEASE) this.#counts.remove(this.#index, 1);
-    this.#index = Number.NEGATIVE_INFINITY; // released, or the retry started (spent for good): later calls do nothing
+  settle(event: Settle): 'budget' | undefined {
+    if (event === START) {
+      if (this.#held === undefined) this.budget.deposit();
+      this.#held = false; // a retry starts: what it spent stays spent
+    } else if (event === FAILURE) {
+      this.#held = this.budget.tryWithdraw();
+      if (!this.#held) return 'budget';
+    } else if (event === RELEASE && this.#held) this.#held.release();
     return undefined;
   }
 }
@@ -106,21 +104,19 @@ class Budget implements RetryBudget, Guard {
 
   tryWithdraw(): RetryPermit | false {
     if (this.#balance() < 1) return false;
-    this.#counts.add(0, 1);
-    return new Withdrawal(this.#counts);
+    const counts = this.#counts;
+    counts.add(0, 1);
+    let index = counts.index;
+    return {
+      release: () => {
+        counts.remove(index, 1);
+        index = Number.NEGATIVE_INFINITY; // released: a bucket that is never in the window, so a second call is a no-op
+      },
+    };
   }
 
-  /** A first attempt's ticket: it deposits when the attempt starts. */
-  readonly #first: Ticket = {
-    settle: (event) => {
-      if (event === START) this.deposit();
-      return undefined;
-    },
-  };
-
-  /** The guard: a first attempt deposits (never refused); a retry withdraws when decided on, or is refused. */
-  ask(attempt: number): Ticket | StopReason {
-    return attempt === 1 ? this.#first : (this.tryWithdraw() as Withdrawal | false) || 'budget';
+  open(): Pass {
+    return new BudgetPass(this);
   }
 
   available(): number {

@@ -1,32 +1,27 @@
 import { delayFor, spreadAfter } from './delay';
 import type { StopReason } from './errors';
-import { admit, type Ticket } from './guard';
 import type { RetryPolicy } from './policy';
 
 /**
  * The decision after a transient failure, as a value: retry after `delayMs`, or stop for a named reason.
  * `backoffMs` is the client's own backoff, what `'decorrelated'` jitter grows from next time: the delay when the
  * server gave no wait, and the previous backoff (unchanged, `undefined` if none yet) when it did, since that sleep
- * was the server's, not the client's. `ticket` is the retry's pass through the policy's guards (its breaker and budget;
- * `undefined` without them): the caller settles it (see {@link Ticket}), releasing it if the retry never starts.
+ * was the server's, not the client's.
  */
 export type Decision =
   | {
       readonly retry: true;
       readonly delayMs: number;
       readonly backoffMs: number | undefined;
-      readonly ticket: Ticket | undefined;
     }
   | { readonly retry: false; readonly reason: StopReason };
 
 /**
  * Whether to retry after `attempt` failed, `elapsedMs` into the call, the server having asked for `retryAfterMs`
  * (or not). Checks, in order: attempts left, the server's wait against `maxRetryAfterMs`, and whether the sleep would
- * end at or after the deadline; then the policy's guards (its circuit breaker must be closed, its retry budget must
- * hold a retry, which it spends: they are asked last, so only a retry decided on spends, and the caller gives it back
- * through `ticket` if the retry never starts). With no wait from the server (or a wait of 0) the delay is the jittered
+ * end at or after the deadline (the policy's breaker and budget are asked by the caller, through its `Pass`). With no wait from the server (or a wait of 0) the delay is the jittered
  * backoff; with one, it is that wait plus a spread that grows with it ({@link spreadAfter}), so clients told the same
- * moment do not return together. Pure but for `policy.random` and the shared budget and breaker.
+ * moment do not return together. Pure but for `policy.random`.
  */
 export function decide(
   policy: RetryPolicy<never>,
@@ -45,7 +40,5 @@ export function decide(
   if (delayMs === Infinity) return { retry: false, reason: 'retry-after' };
   const backoffMs = hinted ? previousBackoffMs : delayMs;
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
-  const ticket = admit(policy, attempt + 1);
-  if (typeof ticket === 'string') return { retry: false, reason: ticket };
-  return { retry: true, delayMs, backoffMs, ticket };
+  return { retry: true, delayMs, backoffMs };
 }

@@ -1,12 +1,10 @@
 import type { StopReason } from './errors';
-import type { RetryPolicy } from './policy';
 
 /**
- * What happens to an attempt a guard admitted, as `retry()` reports it through the attempt's {@link Ticket}:
- * it succeeded, it failed in a way that counts (a failure the policy's `isTransient` calls transient, a retried
- * result, an attempt abandoned by its timeout or the deadline), it ended saying nothing of the dependency or never
- * started (`RELEASE`: a permanent error, an abort, the deadline before it began), or it is about to start (`START`).
- * The first three are a breaker's permit's outcomes, in its numbering.
+ * What `retry()` reports through a call's {@link Pass}: an attempt is about to start (`START`), it succeeded
+ * (`SUCCESS`), it failed in a way that counts (`FAILURE`: a failure the policy's `isTransient` calls transient, a
+ * retried result, an attempt abandoned by its timeout or the deadline), or the call ends (`RELEASE`: whatever is still
+ * held is let go). `SUCCESS`, `FAILURE` and `RELEASE` are also a breaker's permit's outcomes, in its numbering.
  */
 export const SUCCESS = 0;
 export const FAILURE = 1;
@@ -15,30 +13,30 @@ export const START = 3;
 export type Settle = typeof SUCCESS | typeof FAILURE | typeof RELEASE | typeof START;
 
 /**
- * One attempt's pass through a guard: `retry()` settles it with {@link START} just before the attempt, then once with
- * its outcome, and with {@link RELEASE} in every exit path (only the first outcome counts: a ticket settled already
- * ignores it; released before `START`, what it held is given back). Only `START` refuses: a retry by returning the
- * reason the call stops with (`'circuit-open'`: the breaker opened during the sleep), a first attempt by throwing what
- * the call rejects with (a `CircuitOpenError`); it may also throw a broken clock's error, as may `FAILURE`.
- * `SUCCESS` and `RELEASE` never throw.
+ * One `retry()` call's pass through a guard (its breaker, its budget, or a breaker in front of a budget). `retry()`
+ * settles it with `START` before each attempt, then with the attempt's outcome (`SUCCESS` or `FAILURE`; nothing for an
+ * outcome that says nothing of the dependency: a permanent error, an abort, a callback cut by the deadline), and with
+ * `RELEASE` in every exit path, which lets go of what the pass still holds (the last attempt's unreported permit, a
+ * retry paid for that never started: refunded).
+ *
+ * It refuses by returning the reason the call stops with:
+ * - `FAILURE` returns whether a retry may follow, asked before the sleep so a refused retry never sleeps first
+ *   (`'circuit-open'` unless the breaker is closed, then `'budget'` unless the budget pays for it); the call's own
+ *   reasons to stop (attempts, the server's wait, the deadline) come first, and `RELEASE` refunds what was paid;
+ * - `START` of a retry returns `'circuit-open'` when the breaker opened during the sleep; `START` of the first
+ *   attempt throws what the call rejects with (a `CircuitOpenError`), first attempts never being retried.
+ * `START` and `FAILURE` may also throw a broken clock's or `random`'s error; `SUCCESS` and `RELEASE` never throw.
  */
-export interface Ticket {
-  settle(event: Settle): StopReason | undefined;
+export interface Pass {
+  settle(event: Settle, failure?: unknown): StopReason | undefined;
 }
 
 /**
- * The one interface `retry()` (and the simulator) use for what bounds retry volume: a retry budget and a circuit
- * breaker each implement it, so that their logic lives in their own modules and is bundled only when
- * `createRetryBudget` or `createCircuitBreaker` is imported. `retry()` asks for attempt 1 before it starts, and for a
- * retry when it decides on it, before the sleep (a refusal then is the stop reason); `next` is the guard asked after
- * this one (a breaker stands in front of the policy's budget, and a refusal of either refuses the attempt).
+ * What bounds retry volume, behind one interface: a retry budget and a circuit breaker each implement it, so that
+ * their logic lives in their own modules, bundled only when `createRetryBudget` or `createCircuitBreaker` is imported.
+ * `next` is the guard that stands behind this one (a breaker's: the policy's budget, asked only when the breaker lets
+ * the attempt through).
  */
 export interface Guard {
-  ask(attempt: number, next?: Guard): Ticket | StopReason;
-}
-
-/** Asks the policy's guards (its breaker, then its budget) for `attempt`: a ticket, a refusal, or none to ask. */
-export function admit(policy: RetryPolicy<never>, attempt: number): Ticket | StopReason | undefined {
-  const budget = policy.budget as Guard | undefined;
-  return ((policy.breaker as Guard | undefined) ?? budget)?.ask(attempt, budget);
+  open(next?: Guard): Pass;
 }

@@ -277,7 +277,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
   for (const [name, type] of GUARDS) {
     const guard: unknown = options[name];
-    if (guard !== undefined && typeof (guard as Partial<Guard> | null)?.ask !== 'function') {
+    if (guard !== undefined && typeof (guard as Partial<Guard> | null)?.open !== 'function') {
       fail(TypeError, name, `a ${type} (create${type}())`, guard);
     }
     p[name] = guard as never;

@@ -1,6 +1,7 @@
 import { CircuitOpenError } from '../breaker';
 import { type Decision, decide } from '../decide';
-import { admit, FAILURE, RELEASE, START, SUCCESS, type Ticket } from '../guard';
+import type { StopReason } from '../errors';
+import { FAILURE, type Guard, type Pass, RELEASE, START, SUCCESS } from '../guard';
 import type { RetryPolicy } from '../policy';
 
 /**
@@ -22,15 +23,15 @@ export class ClientRetries {
   readonly #failed: Uint32Array;
   /** The last backoff per client; NaN for none yet. */
   readonly #previous: Float64Array;
-  /** Each client's ticket (see `Ticket`): for the retry it is waiting to send, then for its attempt in flight. */
-  readonly #tickets: (Ticket | undefined)[];
+  /** Each client's pass through the policy's breaker and budget (see `Pass`), while its call goes on. */
+  readonly #passes: (Pass | undefined)[];
 
   constructor(clients: number, policy: RetryPolicy<never>, rule: RetryAfterRule = 'spread') {
     this.#policy = policy;
     this.#rule = rule;
     this.#failed = new Uint32Array(clients);
     this.#previous = new Float64Array(clients).fill(Number.NaN);
-    this.#tickets = new Array(clients);
+    this.#passes = new Array(clients);
   }
 
   /**
@@ -39,13 +40,14 @@ export class ClientRetries {
    * retry, its `'circuit-open'` stop, which gives back what the retry spent of the budget, as `retry()` does.
    */
   start(client: number): boolean {
-    const ticket = this.#failed[client] === 0 ? (admit(this.#policy, 1) as Ticket | undefined) : this.#tickets[client];
-    this.#tickets[client] = ticket;
+    const { breaker, budget } = this.#policy as { breaker?: Guard; budget?: Guard };
+    if (this.#failed[client] === 0) this.#passes[client] = (breaker ?? budget)?.open(budget); // as retry() opens it
+    const pass = this.#passes[client];
     // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
     let refused = this.#policy.breaker?.state === 'open';
     if (!refused) {
       try {
-        refused = ticket?.settle(START) !== undefined;
+        refused = pass?.settle(START) !== undefined;
       } catch (error) {
         if (!(error instanceof CircuitOpenError)) throw error;
         refused = true; // a first attempt refused
@@ -60,18 +62,19 @@ export class ClientRetries {
     this.#end(client, SUCCESS);
   }
 
+  /** The client's call ends: its pass settled as `retry()` settles it on its way out. */
   #end(client: number, event: typeof SUCCESS | typeof RELEASE): void {
-    this.#tickets[client]?.settle(event);
-    this.#tickets[client] = undefined;
+    this.#passes[client]?.settle(event);
+    this.#passes[client] = undefined;
   }
 
   /**
    * A client's attempt failed (transiently), `elapsedMs` after its first, the server asking for `retryAfterMs` (or
-   * not): reported to the breaker, then what herdless decides, remembered for next time.
+   * not): reported to the breaker, then what herdless decides, remembered for next time; as in `retry()`, the call's
+   * own reasons to stop come first, then the breaker's or the budget's refusal.
    */
   failed(client: number, elapsedMs: number, retryAfterMs?: number): Decision {
-    this.#tickets[client]?.settle(FAILURE);
-    this.#tickets[client] = undefined;
+    const refusal = this.#passes[client]?.settle(FAILURE);
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;
@@ -80,11 +83,12 @@ export class ClientRetries {
       this.#rule === 'floor-plus-backoff' && retryAfterMs !== undefined && retryAfterMs <= this.#policy.maxRetryAfterMs
         ? floorPlusBackoff(this.#policy, attempt, elapsedMs, retryAfterMs, previous)
         : decide(this.#policy, attempt, elapsedMs, retryAfterMs, previous);
-    if (d.retry) {
+    if (d.retry && refusal === undefined) {
       this.#previous[client] = d.backoffMs ?? Number.NaN;
-      this.#tickets[client] = d.ticket;
+      return d;
     }
-    return d;
+    this.#end(client, RELEASE);
+    return d.retry ? { retry: false, reason: refusal as StopReason } : d;
   }
 }
 
