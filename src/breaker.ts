@@ -202,8 +202,8 @@ class Permit implements CircuitPermit {
  * paid for that retry is refunded at the end).
  */
 class BreakerPass implements Pass {
+  /** The last attempt's permit; undefined before the first attempt is admitted. */
   #permit: Permit | undefined;
-  #started = false;
 
   constructor(
     private readonly breaker: CircuitBreaker,
@@ -216,13 +216,12 @@ class BreakerPass implements Pass {
       try {
         admitted = this.breaker.admit();
       } catch (error) {
-        throw this.#started ? withCause(error, failure) : error; // a broken clock, found before a retry
+        throw this.#permit ? withCause(error, failure) : error; // a broken clock, found before a retry or the call
       }
       if (admitted instanceof CircuitOpenError) {
-        if (!this.#started) throw admitted;
+        if (!this.#permit) throw admitted; // the first attempt: the call rejects with it
         return 'circuit-open';
       }
-      this.#started = true;
       this.#permit = admitted as Permit;
     } else {
       this.#permit?.end(event);

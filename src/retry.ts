@@ -190,12 +190,11 @@ export async function retry<T>(
       }
       const elapsedMs = now() - start;
       let decision: Decision | undefined;
-      let refusal: StopReason | undefined; // the breaker's or the budget's, for the retry that may follow
       try {
         // A transient error, a retried result, or an attempt its timeout or the deadline abandoned counts against the
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
         // which says nothing of it (the finally releases it, as for a permanent error or an abort).
-        if (timedOut || !byDeadline) refusal = pass?.settle(FAILURE);
+        if (timedOut || !byDeadline) reason = pass?.settle(FAILURE);
         if (!byDeadline) {
           retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
           decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
@@ -207,8 +206,11 @@ export async function retry<T>(
         reason = 'timeout';
         break;
       }
-      reason = decision.retry ? refusal : decision.reason; // the call's own reasons to stop come first
-      if (!decision.retry || reason) break;
+      if (!decision.retry) {
+        reason = decision.reason; // the call's own reasons to stop come first
+        break;
+      }
+      if (reason) break; // the breaker's or the budget's refusal of this retry, before any sleep
       const { delayMs } = decision;
       previousBackoffMs = decision.backoffMs;
       if (p.onRetry) {
