@@ -39,6 +39,7 @@ async function size(srcDir, statement) {
   }
 }
 
+process.stdout.on('error', () => {}); // a reader that closes early (| head)
 const dirs = process.argv.slice(2).map((d) => resolve(d));
 if (dirs.length === 0) dirs.push(resolve('src'));
 const show = (s) => (s === null ? '-' : `${s.gzip} B gzip (${s.min} B min)`);

@@ -41,8 +41,9 @@ export interface RetryBudget {
   deposit(): void;
   /**
    * Spends one retry if the budget holds one and returns a permit for it, else returns `false`. `retry()` calls
-   * it when it decides to retry (before the sleep) and calls the permit's `release()` if that retry never starts (an
-   * abort, the deadline or a throwing `onRetry` cancelled it), which gives the retry back.
+   * it when it counts a failure that a retry may follow (before the sleep) and calls the permit's `release()` if that
+   * retry never starts (the call stopped anyway, or an abort, the deadline or a throwing `onRetry` cancelled it),
+   * which gives the retry back.
    */
   tryWithdraw(): RetryPermit | false;
   /** The whole retries the budget holds now: `floor(ratio x firsts + minPerSecond x windowMs / 1000 - retries)`. */

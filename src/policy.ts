@@ -124,8 +124,9 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
   readonly unref?: boolean | undefined;
   /**
    * A retry budget from {@link createRetryBudget}, shared by the calls that pass it: each call's first attempt
-   * deposits, each retry withdraws (when decided on, before the sleep; given back if it then never starts), and a
-   * retry it refuses makes `retry()` give up at once with reason `'budget'`.
+   * deposits, each retry withdraws (when the failure before it is counted, before the sleep; given back if the retry
+   * then never starts), and a retry it refuses makes `retry()` give up at once with reason `'budget'` (unless the call
+   * stops anyway: no attempts left, the server's wait, the deadline).
    * Default: none (retries bounded only by `maxAttempts` and `timeoutMs`).
    */
   readonly budget?: RetryBudget | undefined;
