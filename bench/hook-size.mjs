@@ -6,6 +6,15 @@
  * Run: node bench/hook-size.mjs [srcDir] [otherSrcDir]
  *   one tree: its sizes; two trees: both, and the first minus the second.
  * Reported here, never asserted in tests (size-limit holds the limits, on the built package).
+ *
+ * What the budget's and breaker's hooks cost `{ retry }`, measured so (2026-11-30, esbuild from tsup 8.5.1): copy
+ * src/ of main at 15402a7 to /tmp/no-hooks/src and delete every budget and breaker line from retry.ts, decide.ts and
+ * policy.ts (the admit/deposit/recordSuccess/recordFailure/release calls and their variables, decide()'s two checks
+ * and `spent`, the options' validation, their defaults and their two names in the known options), then run
+ * `node bench/hook-size.mjs src /tmp/no-hooks/src`. The `diff` of `{ retry }` is the hooks' cost: 304 B gzipped
+ * (834 B minified) at 15402a7, 147 B (304 B) after the Guard/Pass redesign (of which the two options' validation is
+ * about 55 B). Budget and breaker alone differ by a few dozen bytes between two trees where their code is the same:
+ * esbuild's short names depend on the whole bundle, and gzip on those names.
  */
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';

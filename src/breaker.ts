@@ -205,16 +205,19 @@ class BreakerPass implements Pass {
   /** The last attempt's permit; undefined before the first attempt is admitted. */
   #permit: Permit | undefined;
 
-  constructor(
-    private readonly breaker: CircuitBreaker,
-    private readonly next: Pass | undefined,
-  ) {}
+  readonly #breaker: CircuitBreaker;
+  readonly #next: Pass | undefined;
+
+  constructor(breaker: CircuitBreaker, next: Pass | undefined) {
+    this.#breaker = breaker;
+    this.#next = next;
+  }
 
   settle(event: Settle, failure?: unknown): StopReason | undefined {
     if (event === START) {
       let admitted: CircuitPermit | CircuitOpenError;
       try {
-        admitted = this.breaker.admit();
+        admitted = this.#breaker.admit();
       } catch (error) {
         throw this.#permit ? withCause(error, failure) : error; // a broken clock, found before a retry or the call
       }
@@ -225,9 +228,9 @@ class BreakerPass implements Pass {
       this.#permit = admitted as Permit;
     } else {
       this.#permit?.end(event);
-      if (event === FAILURE && this.breaker.state !== 'closed') return 'circuit-open';
+      if (event === FAILURE && this.#breaker.state !== 'closed') return 'circuit-open';
     }
-    return this.next?.settle(event);
+    return this.#next?.settle(event);
   }
 }
 

@@ -59,15 +59,18 @@ export interface RetryBudget {
 class BudgetPass implements Pass {
   /** The withdrawal for the retry that may follow, `false` for none, `undefined` before the first attempt. */
   #held: RetryPermit | false | undefined;
+  readonly #budget: RetryBudget;
 
-  constructor(private readonly budget: RetryBudget) {}
+  constructor(budget: RetryBudget) {
+    this.#budget = budget;
+  }
 
   settle(event: Settle): 'budget' | undefined {
     if (event === START) {
-      if (this.#held === undefined) this.budget.deposit();
+      if (this.#held === undefined) this.#budget.deposit();
       this.#held = false; // a retry starts: what it spent stays spent
     } else if (event === FAILURE) {
-      this.#held = this.budget.tryWithdraw();
+      this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
     } else if (event === RELEASE && this.#held) this.#held.release();
     return undefined;
