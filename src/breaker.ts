@@ -1,5 +1,7 @@
+import type { StopReason } from './errors';
+import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
-import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
+import { fail, finite, num, onlyKnown, optionalFn, or, withCause } from './validate';
 import { SlidingCounts, steadyClock } from './window';
 
 /** A circuit breaker's state. */
@@ -154,10 +156,8 @@ export class CircuitOpenError extends Error {
   }
 }
 
-const SUCCESS = 0;
-const FAILURE = 1;
-const RELEASE = 2;
-type Outcome = typeof SUCCESS | typeof FAILURE | typeof RELEASE;
+/** What a permit reports: {@link SUCCESS}, {@link FAILURE} or {@link RELEASE} (the guard's numbering). */
+type Outcome = Exclude<Settle, typeof START>;
 
 /**
  * One attempt's permit: an object per admission (two fields, methods on the prototype), so that its first report is
@@ -174,26 +174,67 @@ class Permit implements CircuitPermit {
     this.#generation = generation;
   }
 
-  #end(outcome: Outcome): void {
+  /** Reports `outcome`, if nothing was reported through this permit yet. */
+  end(outcome: Outcome): void {
     const report = this.#report;
     this.#report = undefined;
     report?.(this.#generation, outcome);
   }
 
   recordSuccess(): void {
-    this.#end(SUCCESS);
+    this.end(SUCCESS);
   }
 
   recordFailure(): void {
-    this.#end(FAILURE);
+    this.end(FAILURE);
   }
 
   release(): void {
-    this.#end(RELEASE);
+    this.end(RELEASE);
   }
 }
 
-class Breaker implements CircuitBreaker {
+/**
+ * A call's pass through a breaker: each attempt is admitted when it starts (the first one refused throws the
+ * `CircuitOpenError`; a retry refused stops the call with `'circuit-open'`) and its outcome is reported through the
+ * permit it got then; after a counted failure, a retry may follow only while the breaker is closed. `next` (the
+ * budget's pass) is settled after it, and not at all for an attempt or a retry the breaker refused (so what the budget
+ * paid for that retry is refunded at the end).
+ */
+class BreakerPass implements Pass {
+  /** The last attempt's permit; undefined before the first attempt is admitted. */
+  #permit: Permit | undefined;
+
+  readonly #breaker: CircuitBreaker;
+  readonly #next: Pass | undefined;
+
+  constructor(breaker: CircuitBreaker, next: Pass | undefined) {
+    this.#breaker = breaker;
+    this.#next = next;
+  }
+
+  settle(event: Settle, failure?: unknown): StopReason | undefined {
+    if (event === START) {
+      let admitted: CircuitPermit | CircuitOpenError;
+      try {
+        admitted = this.#breaker.admit();
+      } catch (error) {
+        throw this.#permit ? withCause(error, failure) : error; // a broken clock, found before a retry or the call
+      }
+      if (admitted instanceof CircuitOpenError) {
+        if (!this.#permit) throw admitted; // the first attempt: the call rejects with it
+        return 'circuit-open';
+      }
+      this.#permit = admitted as Permit;
+    } else {
+      this.#permit?.end(event);
+      if (event === FAILURE && this.#breaker.state !== 'closed') return 'circuit-open';
+    }
+    return this.#next?.settle(event);
+  }
+}
+
+class Breaker implements CircuitBreaker, Guard {
   readonly #consecutiveFailures: number;
   readonly #failureRatio: number;
   readonly #minimumCalls: number;
@@ -279,6 +320,10 @@ class Breaker implements CircuitBreaker {
       this.#probesUntil = now + this.#breakMs;
     }
     return new Permit(this.#report, this.#generation);
+  }
+
+  open(next?: Guard): Pass {
+    return new BreakerPass(this, next?.open());
   }
 
   /** An outcome, counted only if its permit is of the current generation (never the case while open). */

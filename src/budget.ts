@@ -1,3 +1,4 @@
+import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START } from './guard';
 import { nearest } from './nearest';
 import { fail, finite, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
@@ -40,15 +41,43 @@ export interface RetryBudget {
   deposit(): void;
   /**
    * Spends one retry if the budget holds one and returns a permit for it, else returns `false`. `retry()` calls
-   * it when it decides to retry (before the sleep) and calls the permit's `release()` if that retry never starts (an
-   * abort, the deadline or a throwing `onRetry` cancelled it), which gives the retry back.
+   * it when it counts a failure that a retry may follow (before the sleep) and calls the permit's `release()` if that
+   * retry never starts (the call stopped anyway, or an abort, the deadline or a throwing `onRetry` cancelled it),
+   * which gives the retry back.
    */
   tryWithdraw(): RetryPermit | false;
   /** The whole retries the budget holds now: `floor(ratio x firsts + minPerSecond x windowMs / 1000 - retries)`. */
   available(): number;
 }
 
-class Budget implements RetryBudget {
+/**
+ * A call's pass through a budget: its first attempt deposits; each counted failure withdraws for the retry that may
+ * follow (or refuses it with `'budget'`), and that retry starting spends it for good; the call's end (`RELEASE`) gives
+ * back a withdrawal whose retry never started (the call stopped for another reason, an abort, the deadline, onRetry,
+ * the breaker).
+ */
+class BudgetPass implements Pass {
+  /** The withdrawal for the retry that may follow, `false` for none, `undefined` before the first attempt. */
+  #held: RetryPermit | false | undefined;
+  readonly #budget: RetryBudget;
+
+  constructor(budget: RetryBudget) {
+    this.#budget = budget;
+  }
+
+  settle(event: Settle): 'budget' | undefined {
+    if (event === START) {
+      if (this.#held === undefined) this.#budget.deposit();
+      this.#held = false; // a retry starts: what it spent stays spent
+    } else if (event === FAILURE) {
+      this.#held = this.#budget.tryWithdraw();
+      if (!this.#held) return 'budget';
+    } else if (event === RELEASE && this.#held) this.#held.release();
+    return undefined;
+  }
+}
+
+class Budget implements RetryBudget, Guard {
   readonly #ratio: number;
   readonly #reserve: number;
   readonly #now: () => number;
@@ -88,6 +117,10 @@ class Budget implements RetryBudget {
         index = Number.NEGATIVE_INFINITY; // released: a bucket that is never in the window, so a second call is a no-op
       },
     };
+  }
+
+  open(): Pass {
+    return new BudgetPass(this);
   }
 
   available(): number {

@@ -1,4 +1,3 @@
-import type { RetryPermit } from './budget';
 import { delayFor, spreadAfter } from './delay';
 import type { StopReason } from './errors';
 import type { RetryPolicy } from './policy';
@@ -7,26 +6,22 @@ import type { RetryPolicy } from './policy';
  * The decision after a transient failure, as a value: retry after `delayMs`, or stop for a named reason.
  * `backoffMs` is the client's own backoff, what `'decorrelated'` jitter grows from next time: the delay when the
  * server gave no wait, and the previous backoff (unchanged, `undefined` if none yet) when it did, since that sleep
- * was the server's, not the client's. `spent` is the budget's permit for this retry (`undefined` without a budget):
- * the caller releases it if the retry never starts.
+ * was the server's, not the client's.
  */
 export type Decision =
   | {
       readonly retry: true;
       readonly delayMs: number;
       readonly backoffMs: number | undefined;
-      readonly spent: RetryPermit | undefined;
     }
   | { readonly retry: false; readonly reason: StopReason };
 
 /**
  * Whether to retry after `attempt` failed, `elapsedMs` into the call, the server having asked for `retryAfterMs`
  * (or not). Checks, in order: attempts left, the server's wait against `maxRetryAfterMs`, and whether the sleep would
- * end at or after the deadline; then whether the policy's circuit breaker is closed and its retry budget holds a retry
- * (spending it: the budget is asked last, so only a retry decided on spends, and the caller gives it back through
- * `spent` if the retry never starts). With no wait from the server (or a wait of 0) the delay is the jittered
+ * end at or after the deadline (the policy's breaker and budget are asked by the caller, through its `Pass`). With no wait from the server (or a wait of 0) the delay is the jittered
  * backoff; with one, it is that wait plus a spread that grows with it ({@link spreadAfter}), so clients told the same
- * moment do not return together. Pure but for `policy.random` and the shared budget and breaker.
+ * moment do not return together. Pure but for `policy.random`.
  */
 export function decide(
   policy: RetryPolicy<never>,
@@ -45,9 +40,5 @@ export function decide(
   if (delayMs === Infinity) return { retry: false, reason: 'retry-after' };
   const backoffMs = hinted ? previousBackoffMs : delayMs;
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
-  if (policy.breaker !== undefined && policy.breaker.state !== 'closed')
-    return { retry: false, reason: 'circuit-open' };
-  const spent = policy.budget?.tryWithdraw();
-  if (spent === false) return { retry: false, reason: 'budget' };
-  return { retry: true, delayMs, backoffMs, spent };
+  return { retry: true, delayMs, backoffMs };
 }

@@ -2,9 +2,10 @@ import type { CircuitBreaker } from './breaker';
 import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
+import type { Guard } from './guard';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
-import { fail, num, onlyKnown, optionalFn, or, positive, shaped } from './validate';
+import { fail, num, onlyKnown, optionalFn, or, positive } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -123,8 +124,9 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
   readonly unref?: boolean | undefined;
   /**
    * A retry budget from {@link createRetryBudget}, shared by the calls that pass it: each call's first attempt
-   * deposits, each retry withdraws (when decided on, before the sleep; given back if it then never starts), and a
-   * retry it refuses makes `retry()` give up at once with reason `'budget'`.
+   * deposits, each retry withdraws (when the failure before it is counted, before the sleep; given back if the retry
+   * then never starts), and a retry it refuses makes `retry()` give up at once with reason `'budget'` (unless the call
+   * stops anyway: no attempts left, the server's wait, the deadline).
    * Default: none (retries bounded only by `maxAttempts` and `timeoutMs`).
    */
   readonly budget?: RetryBudget | undefined;
@@ -176,6 +178,12 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'breaker',
 ]);
 
+/** The options that hold a {@link Guard}, and the types their factories make. */
+const GUARDS = [
+  ['budget', 'RetryBudget'],
+  ['breaker', 'CircuitBreaker'],
+] as const;
+
 /** What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel) write, and ours. */
 const HINTS: Readonly<Record<string, string>> = {
   retries: 'maxAttempts (retries + 1)',
@@ -202,7 +210,8 @@ function suggest(key: string): string | undefined {
  * A validated policy. A class so that `retry()` tells one from a plain options object with a cheap `instanceof` and
  * skips the checks. Per-call options (`retry(fn, { maxAttempts: 3 })`) are checked on every call, so this is on the
  * hot path: the constructor only stores the defaults, small enough for V8 to inline the allocation into `retry()`,
- * and {@link validate} overwrites them with the options given. (Validation inside the constructor made a per-call
+ * and {@link validate} overwrites them with the options given (and always sets `budget` and `breaker` last, so every
+ * policy still has the one shape). (Validation inside the constructor made a per-call
  * policy cost a fifth more: callgrind, Node 20.) {@link createPolicy} freezes it; a per-call one never leaves
  * `retry()`, so it is not frozen.
  */
@@ -239,15 +248,13 @@ class Policy<T> implements RetryPolicy<T> {
     this.onFailure = undefined;
     this.retryAfter = readRetryAfter;
     this.unref = false;
-    this.budget = undefined;
-    this.breaker = undefined;
   }
 }
 
 /** `retry()`'s options checked (a TypeError or RangeError naming the first bad one) into a new {@link Policy}. */
 function validate<T>(options: RetryOptions<T>): Policy<T> {
   const p = normalizeBackoff(options, new Policy<T>());
-  const { signal, maxAttempts, timeoutMs, attemptTimeoutMs, maxRetryAfterMs, unref, budget, breaker } = options;
+  const { signal, maxAttempts, timeoutMs, attemptTimeoutMs, maxRetryAfterMs, unref } = options;
   if (timeoutMs !== undefined) p.timeoutMs = positive('timeoutMs', timeoutMs);
   if (maxAttempts !== undefined) p.maxAttempts = maxAttempts;
   if (
@@ -269,8 +276,13 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   p.onFailure = optionalFn('onFailure', options.onFailure);
   p.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
   if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
-  p.budget = shaped('budget', budget, 'tryWithdraw', 'RetryBudget');
-  p.breaker = shaped('breaker', breaker, 'admit', 'CircuitBreaker');
+  for (const [name, type] of GUARDS) {
+    const guard: unknown = options[name];
+    if (guard !== undefined && typeof (guard as Partial<Guard> | null)?.open !== 'function') {
+      fail(TypeError, name, `a ${type} (create${type}())`, guard);
+    }
+    p[name] = guard as never;
+  }
   onlyKnown(options, KNOWN, '', suggest);
   return p;
 }

@@ -28,9 +28,16 @@ function show(value: unknown): string {
 /** The errors this module made: the retry loop may attach the failure it was handling as their `cause`. */
 const own = /* @__PURE__ */ new WeakSet<object>();
 
-/** Whether `error` is a fresh option error made here (so it is ours to annotate). */
-export function isOwnError(error: unknown): error is Error {
-  return typeof error === 'object' && own.has(error as object);
+/**
+ * A broken `random`, `retryAfter` or clock (the policy's, the budget's or the breaker's) is found after a failure:
+ * keeps that failure reachable as the herdless error's `cause` (only an error made here, by {@link fail}, is ours to
+ * annotate).
+ */
+export function withCause(error: unknown, failure: unknown): unknown {
+  if (typeof error === 'object' && own.has(error as object)) {
+    Object.defineProperty(error, 'cause', { value: failure, configurable: true });
+  }
+  return error;
 }
 
 /** Throws `Kind` (TypeError for a wrong type, RangeError for a wrong value) naming the option and the rule. */
@@ -95,15 +102,4 @@ export function onlyKnown(
     own.add(error);
     throw error;
   }
-}
-
-/**
- * Returns `value` if it is undefined or an object with a `method` function, else throws a TypeError naming it and
- * the factory that makes a `type` (`a RetryBudget (createRetryBudget())`).
- */
-export function shaped<V>(name: string, value: V | undefined, method: string, type: string): V | undefined {
-  if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function') {
-    fail(TypeError, name, `a ${type} (create${type}())`, value);
-  }
-  return value;
 }

@@ -264,6 +264,20 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
     expect(budget.available()).toBe(8);
   });
 
+  it("the call's own reasons to stop come first, and a retry it does not make costs nothing", async () => {
+    const empty = createRetryBudget({ ratio: 0, minPerSecond: 0 });
+    await expect(retry(failing(), { budget: empty, maxAttempts: 1 })).rejects.toMatchObject({ reason: 'attempts' });
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 }); // a reserve of 10
+    await expect(retry(failing(), { budget, maxAttempts: 1 })).rejects.toMatchObject({ reason: 'attempts' });
+    await expect(retry(failing(), { budget, retryAfter: () => 120_000 })).rejects.toMatchObject({
+      reason: 'retry-after',
+    });
+    await expect(retry(failing(), { budget, timeoutMs: 50, baseMs: 100, jitter: 'none' })).rejects.toMatchObject({
+      reason: 'timeout',
+    });
+    expect(budget.available()).toBe(10); // paid for when the failure was counted, refunded when the call stopped
+  });
+
   it('a permit given back after its withdrawal left the window gives nothing back', () => {
     const budget = createRetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 10_000 });
     const permit = budget.tryWithdraw() as RetryPermit;

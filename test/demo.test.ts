@@ -41,9 +41,12 @@ describe('the real-server demo', () => {
       (typeof results)[0],
     ];
     // Without a bound, retries multiply the load: after the slowdown every attempt times out in the backlog, so each
-    // call makes all its attempts; jitter spreads them but does not shrink them.
+    // call makes all its attempts; jitter spreads them but does not shrink them. Counted per call and lane against
+    // lane, not against the wall clock: a machine that stalls for seconds pushes requests past the end of the window
+    // `amplification` counts (every lane's alike, since they share one thread), but it never saves an attempt.
     for (const r of [naive, full]) {
-      expect(r.amplification).toBeGreaterThan(1.5);
+      expect(r.received).toBeGreaterThan(1.5 * calls); // about 2.8 a call in quick runs
+      expect(r.amplification).toBeGreaterThan(2 * protectedLane.amplification); // about 4.5 times
       expect(r.recoveryMs).toBeNull();
       expect(r.behindMs).toBeGreaterThan(s.attemptTimeoutMs);
     }
@@ -52,7 +55,8 @@ describe('the real-server demo', () => {
     expect(budget.budgetStops).toBeGreaterThan(0);
     expect(protectedLane.received).toBeLessThan(budget.received);
     expect(protectedLane.refused).toBeGreaterThan(0);
-    expect(protectedLane.amplification).toBeLessThan(1);
+    expect(protectedLane.received).toBeLessThan(calls); // fewer requests than calls: first attempts refused too
+    expect(protectedLane.amplification).toBeLessThan(budget.amplification);
     // And it is the one that comes back: more successes with fewer requests.
     expect(protectedLane.goodput).toBeGreaterThan(naive.goodput + 0.15);
     expect(protectedLane.goodput).toBeGreaterThan(full.goodput + 0.15);

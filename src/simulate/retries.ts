@@ -1,6 +1,7 @@
-import type { CircuitPermit } from '../breaker';
-import type { RetryPermit } from '../budget';
+import { CircuitOpenError } from '../breaker';
 import { type Decision, decide } from '../decide';
+import type { StopReason } from '../errors';
+import { FAILURE, type Guard, type Pass, RELEASE, START, SUCCESS } from '../guard';
 import type { RetryPolicy } from '../policy';
 
 /**
@@ -13,8 +14,8 @@ export type RetryAfterRule = 'spread' | 'floor-plus-backoff';
 
 /**
  * Every simulated client's retry state: how many attempts have failed and the last backoff (for decorrelated
- * jitter). One place asks herdless's own `decide()` for every scenario, and talks to the policy's circuit breaker
- * and retry budget as `retry()` does, so the simulator cannot drift from the library.
+ * jitter). One place asks herdless's own `decide()` for every scenario, and settles each attempt's ticket with the
+ * policy's circuit breaker and retry budget as `retry()` does, so the simulator cannot drift from the library.
  */
 export class ClientRetries {
   readonly #policy: RetryPolicy<never>;
@@ -22,18 +23,15 @@ export class ClientRetries {
   readonly #failed: Uint32Array;
   /** The last backoff per client; NaN for none yet. */
   readonly #previous: Float64Array;
-  /** Each client's permit from the breaker for its attempt in flight. */
-  readonly #permits: (CircuitPermit | undefined)[];
-  /** Each client's permit from the budget for the retry it is waiting to send. */
-  readonly #spent: (RetryPermit | undefined)[];
+  /** Each client's pass through the policy's breaker and budget (see `Pass`), while its call goes on. */
+  readonly #passes: (Pass | undefined)[];
 
   constructor(clients: number, policy: RetryPolicy<never>, rule: RetryAfterRule = 'spread') {
     this.#policy = policy;
     this.#rule = rule;
     this.#failed = new Uint32Array(clients);
     this.#previous = new Float64Array(clients).fill(Number.NaN);
-    this.#permits = new Array(clients);
-    this.#spent = new Array(clients);
+    this.#passes = new Array(clients);
   }
 
   /**
@@ -42,35 +40,41 @@ export class ClientRetries {
    * retry, its `'circuit-open'` stop, which gives back what the retry spent of the budget, as `retry()` does.
    */
   start(client: number): boolean {
-    const { breaker, budget } = this.#policy;
-    const spent = this.#spent[client];
-    this.#spent[client] = undefined;
+    const { breaker, budget } = this.#policy as { breaker?: Guard; budget?: Guard };
+    if (this.#failed[client] === 0) this.#passes[client] = (breaker ?? budget)?.open(budget); // as retry() opens it
+    const pass = this.#passes[client];
     // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
-    if (breaker !== undefined) {
-      const admitted = breaker.state === 'open' ? undefined : breaker.admit();
-      if (admitted === undefined || admitted instanceof Error) {
-        spent?.release();
-        return false;
+    let refused = this.#policy.breaker?.state === 'open';
+    if (!refused) {
+      try {
+        refused = pass?.settle(START) !== undefined;
+      } catch (error) {
+        if (!(error instanceof CircuitOpenError)) throw error;
+        refused = true; // a first attempt refused
       }
-      this.#permits[client] = admitted;
     }
-    if (this.#failed[client] === 0) budget?.deposit();
-    return true;
+    if (refused) this.#end(client, RELEASE);
+    return !refused;
   }
 
   /** An admitted attempt succeeded: reported to the breaker. */
   succeeded(client: number): void {
-    this.#permits[client]?.recordSuccess();
-    this.#permits[client] = undefined;
+    this.#end(client, SUCCESS);
+  }
+
+  /** The client's call ends: its pass settled as `retry()` settles it on its way out. */
+  #end(client: number, event: typeof SUCCESS | typeof RELEASE): void {
+    this.#passes[client]?.settle(event);
+    this.#passes[client] = undefined;
   }
 
   /**
    * A client's attempt failed (transiently), `elapsedMs` after its first, the server asking for `retryAfterMs` (or
-   * not): reported to the breaker, then what herdless decides, remembered for next time.
+   * not): reported to the breaker, then what herdless decides, remembered for next time; as in `retry()`, the call's
+   * own reasons to stop come first, then the breaker's or the budget's refusal.
    */
   failed(client: number, elapsedMs: number, retryAfterMs?: number): Decision {
-    this.#permits[client]?.recordFailure();
-    this.#permits[client] = undefined;
+    const refusal = this.#passes[client]?.settle(FAILURE);
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;
@@ -79,11 +83,12 @@ export class ClientRetries {
       this.#rule === 'floor-plus-backoff' && retryAfterMs !== undefined && retryAfterMs <= this.#policy.maxRetryAfterMs
         ? floorPlusBackoff(this.#policy, attempt, elapsedMs, retryAfterMs, previous)
         : decide(this.#policy, attempt, elapsedMs, retryAfterMs, previous);
-    if (d.retry) {
+    if (d.retry && refusal === undefined) {
       this.#previous[client] = d.backoffMs ?? Number.NaN;
-      this.#spent[client] = d.spent;
+      return d;
     }
-    return d;
+    this.#end(client, RELEASE);
+    return d.retry ? { retry: false, reason: refusal as StopReason } : d;
   }
 }
 

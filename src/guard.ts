@@ -1,0 +1,42 @@
+import type { StopReason } from './errors';
+
+/**
+ * What `retry()` reports through a call's {@link Pass}: an attempt is about to start (`START`), it succeeded
+ * (`SUCCESS`), it failed in a way that counts (`FAILURE`: a failure the policy's `isTransient` calls transient, a
+ * retried result, an attempt abandoned by its timeout or the deadline), or the call ends (`RELEASE`: whatever is still
+ * held is let go). `SUCCESS`, `FAILURE` and `RELEASE` are also a breaker's permit's outcomes, in its numbering.
+ */
+export const SUCCESS = 0;
+export const FAILURE = 1;
+export const RELEASE = 2;
+export const START = 3;
+export type Settle = typeof SUCCESS | typeof FAILURE | typeof RELEASE | typeof START;
+
+/**
+ * One `retry()` call's pass through a guard (its breaker, its budget, or a breaker in front of a budget). `retry()`
+ * settles it with `START` before each attempt, then with the attempt's outcome (`SUCCESS` or `FAILURE`; nothing for an
+ * outcome that says nothing of the dependency: a permanent error, an abort, a callback cut by the deadline), and with
+ * `RELEASE` in every exit path, which lets go of what the pass still holds (the last attempt's unreported permit, a
+ * retry paid for that never started: refunded).
+ *
+ * It refuses by returning the reason the call stops with:
+ * - `FAILURE` returns whether a retry may follow, asked before the sleep so a refused retry never sleeps first
+ *   (`'circuit-open'` unless the breaker is closed, then `'budget'` unless the budget pays for it); the call's own
+ *   reasons to stop (attempts, the server's wait, the deadline) come first, and `RELEASE` refunds what was paid;
+ * - `START` of a retry returns `'circuit-open'` when the breaker opened during the sleep; `START` of the first
+ *   attempt throws what the call rejects with (a `CircuitOpenError`), first attempts never being retried.
+ * `START` and `FAILURE` may also throw a broken clock's or `random`'s error; `SUCCESS` and `RELEASE` never throw.
+ */
+export interface Pass {
+  settle(event: Settle, failure?: unknown): StopReason | undefined;
+}
+
+/**
+ * What bounds retry volume, behind one interface: a retry budget and a circuit breaker each implement it, so that
+ * their logic lives in their own modules, bundled only when `createRetryBudget` or `createCircuitBreaker` is imported.
+ * `next` is the guard that stands behind this one (a breaker's: the policy's budget, asked only when the breaker lets
+ * the attempt through).
+ */
+export interface Guard {
+  open(next?: Guard): Pass;
+}
