@@ -2,10 +2,9 @@ import type { CircuitBreaker } from './breaker';
 import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
-import type { Guard } from './guard';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
-import { fail, num, onlyKnown, optionalFn, or, positive } from './validate';
+import { fail, having, num, onlyKnown, optionalFn, or, positive } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -178,12 +177,6 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'breaker',
 ]);
 
-/** The options that hold a {@link Guard}, and the types their factories make. */
-const GUARDS = [
-  ['budget', 'RetryBudget'],
-  ['breaker', 'CircuitBreaker'],
-] as const;
-
 /** What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel) write, and ours. */
 const HINTS: Readonly<Record<string, string>> = {
   retries: 'maxAttempts (retries + 1)',
@@ -263,12 +256,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
     num('maxAttempts', maxAttempts, 'an integer >= 1, or Infinity with a finite timeoutMs', () => false);
   }
   if (attemptTimeoutMs !== undefined) p.attemptTimeoutMs = positive('attemptTimeoutMs', attemptTimeoutMs);
-  if (signal !== undefined) {
-    if (typeof (signal as Partial<AbortSignal> | null)?.addEventListener !== 'function') {
-      fail(TypeError, 'signal', 'an AbortSignal', signal);
-    }
-    p.signal = signal;
-  }
+  p.signal = having('signal', signal, 'addEventListener', 'an AbortSignal');
   p.isTransient = or(optionalFn('isTransient', options.isTransient), isTransient);
   p.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
   if (maxRetryAfterMs !== undefined) p.maxRetryAfterMs = positive('maxRetryAfterMs', maxRetryAfterMs);
@@ -276,13 +264,9 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   p.onFailure = optionalFn('onFailure', options.onFailure);
   p.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
   if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
-  for (const [name, type] of GUARDS) {
-    const guard: unknown = options[name];
-    if (guard !== undefined && typeof (guard as Partial<Guard> | null)?.open !== 'function') {
-      fail(TypeError, name, `a ${type} (create${type}())`, guard);
-    }
-    p[name] = guard as never;
-  }
+  // Set last, whether given or not, so that every policy has the one shape. Told by their Guard's `open`.
+  p.budget = having('budget', options.budget, 'open', 'a RetryBudget (createRetryBudget())');
+  p.breaker = having('breaker', options.breaker, 'open', 'a CircuitBreaker (createCircuitBreaker())');
   onlyKnown(options, KNOWN, '', suggest);
   return p;
 }

@@ -103,3 +103,14 @@ export function onlyKnown(
     throw error;
   }
 }
+
+/**
+ * `value` when it is undefined or has a method named `method`, else a TypeError naming the option: how an object
+ * made elsewhere (an AbortSignal, a retry budget, a circuit breaker) is told from a wrong value, by its shape.
+ */
+export function having<V>(name: string, value: V, method: string, rule: string): V {
+  if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function') {
+    fail(TypeError, name, rule, value);
+  }
+  return value;
+}

@@ -121,44 +121,6 @@ export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
 /** A settled promise whose reactions run a microtask later, after those of promises already settled. */
 const SETTLED = /* @__PURE__ */ Promise.resolve();
 
-/** One {@link guard}'s race: what settles it, its timer, and whether it is settled. */
-class Race {
-  timer: ReturnType<typeof setTimeout> | undefined;
-  done = false;
-  resolve!: (value: unknown) => void;
-  reject!: (error: unknown) => void;
-
-  constructor(
-    readonly watch: Pick<Watch, 'aborted' | 'wake' | 'listen'> | undefined,
-    readonly unref: boolean,
-  ) {}
-
-  finish(ok: boolean, value: unknown): void {
-    if (this.done) return;
-    this.done = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.watch !== undefined) this.watch.wake = undefined;
-    (ok ? this.resolve : this.reject)(value);
-  }
-
-  arm(left: number): void {
-    this.timer = setTimeout(
-      () => (left > MAX_TIMER_MS ? this.arm(left - MAX_TIMER_MS) : this.finish(true, TIMED_OUT)),
-      Math.min(left, MAX_TIMER_MS),
-    );
-    if (this.unref) (this.timer as { unref?: () => unknown }).unref?.();
-  }
-
-  /** Starts waiting, with `left` ms to go. */
-  wait(left: number): void {
-    if (left < Infinity) this.arm(Math.max(0, left));
-    if (this.watch !== undefined) {
-      this.watch.wake = () => this.finish(true, ABORTED);
-      this.watch.listen();
-    }
-  }
-}
-
 /**
  * Runs `work(arg)` (or, with `work` undefined, nothing: a cancellable sleep) until `ms` after `from`, or until
  * `watch`'s signal aborts, whichever comes first; then clears its timer. `from` (a `performance.now()` reading taken
@@ -183,39 +145,50 @@ export function guard<T, A>(
   arg?: A,
   from?: number,
 ): Promise<T | typeof TIMED_OUT | typeof ABORTED> {
-  const race = new Race(watch, unref);
-  const settled = new Promise<T | typeof TIMED_OUT | typeof ABORTED>((resolve, reject) => {
-    race.resolve = resolve as (value: unknown) => void;
-    race.reject = reject;
-  });
-  if (watch?.aborted) race.finish(true, ABORTED);
-  else if (work === undefined) race.wait(ms);
-  else {
+  return new Promise((resolve, reject) => {
+    if (watch?.aborted) return resolve(ABORTED);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    const finish = (settle: (value: never) => void, value: unknown) => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
+      if (watch !== undefined) watch.wake = undefined;
+      settle(value as never);
+    };
+    const arm = (left: number) => {
+      timer = setTimeout(
+        () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : finish(resolve, TIMED_OUT)),
+        Math.min(left, MAX_TIMER_MS),
+      );
+      if (unref) (timer as { unref?: () => unknown }).unref?.();
+    };
+    /** Starts waiting, with `left` ms to go. */
+    const wait = (left: number) => {
+      if (left < Infinity) arm(Math.max(0, left));
+      if (watch !== undefined) {
+        watch.wake = () => finish(resolve, ABORTED);
+        watch.listen();
+      }
+    };
+    if (work === undefined) return wait(ms);
     const since = from ?? performance.now();
     let result: T | PromiseLike<T>;
     try {
       result = work(arg as A);
     } catch (error) {
-      race.finish(false, error);
-      return settled;
+      return finish(reject, error);
     }
-    if (!isThenable(result)) race.finish(true, result);
-    else {
-      Promise.resolve(result).then(
-        (value) => race.finish(true, value),
-        (error: unknown) => race.finish(false, error),
-      );
-      if ((setTimeout as { clock?: unknown }).clock !== undefined) {
-        // A fake clock (sinon's, so vitest's and Jest's: their setTimeout carries it) is armed at once, so that a
-        // synchronous tick right after the call fires the timeout, whether or not it fakes queueMicrotask too.
-        race.wait(ms - (performance.now() - since));
-      } else {
-        // An already settled promise has settled the race by now (its reaction ran first); a pending one waits.
-        SETTLED.then(() => {
-          if (!race.done) race.wait(ms - (performance.now() - since));
-        });
-      }
-    }
-  }
-  return settled;
+    if (!isThenable(result)) return finish(resolve, result);
+    Promise.resolve(result).then(
+      (value) => finish(resolve, value),
+      (error: unknown) => finish(reject, error),
+    );
+    const pending = () => wait(ms - (performance.now() - since));
+    // A fake clock (sinon's, so vitest's and Jest's: their setTimeout carries it) is armed at once, so that a
+    // synchronous tick right after the call fires the timeout, whether or not it fakes queueMicrotask too. Else an
+    // already settled promise has settled the race by the next microtask (its reaction ran first); a pending one waits.
+    if ((setTimeout as { clock?: unknown }).clock !== undefined) pending();
+    else SETTLED.then(() => done || pending());
+  });
 }
