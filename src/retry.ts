@@ -125,11 +125,13 @@ export async function retry<T>(
       }
       const context = new Attempt(attempt, startedMs, watch);
       if (watch !== undefined) watch.current = context;
+      // The attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
+      const fromMs = pass === undefined ? startedMs : now() - start;
       let outcome: unknown;
       let failed = false;
       try {
         outcome = await (guarded
-          ? guard(Math.min(attemptTimeoutMs, timeoutMs - startedMs), watch, p.unref, fn, context, start + startedMs)
+          ? guard(Math.min(attemptTimeoutMs, timeoutMs - fromMs), watch, p.unref, fn, context, start + fromMs)
           : fn(context));
       } catch (error) {
         failed = true;
@@ -235,6 +237,9 @@ export async function retry<T>(
       }
       if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) throw (signal as AbortSignal).reason;
     }
+  } catch (error) {
+    // An abort that came first wins over what a callback, random, the breaker or the budget threw after it.
+    throw watch?.aborted ? (signal as AbortSignal).reason : error;
   } finally {
     watch?.release();
     // A success is counted; an attempt that ended saying nothing of the dependency is released; a retry the budget paid
@@ -285,6 +290,7 @@ function bounded<R>(
   unref: boolean,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
   if (watch === undefined && timeoutMs === Infinity) return result;
+  if (watch?.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
   return guard(timeoutMs, watch, unref, identity, result, start);
 }
 

@@ -395,6 +395,64 @@ describe('the caller abort wins whenever it came before retry() settled', () => 
     });
     await expect(run).rejects.toBe('stop'); // before: resolved with 'v'
   });
+
+  it('an abort inside any callback that then throws: rejects with the reason, not what it threw (review)', async () => {
+    const aborting = (controller: AbortController) => () => {
+      controller.abort('stop');
+      throw new Error('callback failed');
+    };
+    const cases: [string, (c: AbortController) => Record<string, unknown>, () => unknown][] = [
+      ['isTransient', (c) => ({ isTransient: aborting(c) }), () => Promise.reject(transient())],
+      ['shouldRetryResult', (c) => ({ shouldRetryResult: aborting(c) }), () => 'v'],
+      ['onFailure', (c) => ({ onFailure: aborting(c) }), () => Promise.reject(transient())],
+      ['onRetry', (c) => ({ onRetry: aborting(c) }), () => Promise.reject(transient())],
+      ['retryAfter', (c) => ({ retryAfter: aborting(c) }), () => Promise.reject(transient())],
+      [
+        'random, returning a bad draw',
+        (c) => ({
+          random: () => {
+            c.abort('stop');
+            return 7;
+          },
+        }),
+        () => Promise.reject(transient()),
+      ],
+    ];
+    for (const [name, options, fn] of cases) {
+      const controller = new AbortController();
+      const run = settle(retry(fn, { signal: controller.signal, ...options(controller) }));
+      await fake.clock.tickAsync(0);
+      expect([name, run.result.reason]).toEqual([name, 'stop']);
+    }
+  });
+
+  it('an abort before an async callback rejects leaves no unhandled rejection (review)', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      for (const hook of ['onFailure', 'isTransient', 'onRetry'] as const) {
+        const controller = new AbortController();
+        const late = async () => {
+          controller.abort('stop');
+          await null;
+          throw new Error(`${hook} failed late`);
+        };
+        const run = settle(
+          retry(() => Promise.reject(transient()), {
+            signal: controller.signal,
+            ...(hook === 'isTransient' ? { isTransient: late } : { [hook]: late }),
+          }),
+        );
+        await fake.clock.tickAsync(0);
+        expect(run.result.reason).toBe('stop');
+      }
+      await new Promise((resolve) => setImmediate(resolve)); // unhandled rejections are reported by now
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
 });
 
 describe('computeDelay stays finite at the edges of the doubles', () => {

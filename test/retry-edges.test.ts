@@ -268,6 +268,31 @@ describe('retry: zero-delay retries that take time', () => {
 });
 
 describe('retry: the first attempt, an abort mid-attempt, a broken breaker clock', () => {
+  it('attemptTimeoutMs counts from when the breaker let the attempt through, not before its onStateChange (review)', async () => {
+    const breaker = createCircuitBreaker({
+      consecutiveFailures: 1,
+      breakMs: 20,
+      onStateChange: ({ to }) => {
+        if (to === 'half-open') fake.clock.tick(80); // a slow listener, on the fake clock
+      },
+    });
+    await settle(
+      retry(() => Promise.reject(Object.assign(new Error('down'), { status: 503 })), { breaker, maxAttempts: 1 }),
+    );
+    await fake.clock.tickAsync(40);
+    const started = performance.now();
+    const run = settle(
+      retry(() => new Promise((resolve) => setTimeout(resolve, 50, 'ok')), {
+        breaker,
+        attemptTimeoutMs: 100,
+        maxAttempts: 1,
+      }),
+    );
+    await fake.clock.tickAsync(60);
+    expect(run.result.value).toBe('ok');
+    expect(performance.now() - started).toBe(140); // 80 in onStateChange, then fn's 50 (and 10 more ticked)
+  });
+
   it('the first attempt has elapsedMs 0, even on a clock that moves at every reading', async () => {
     let t = 0;
     vi.spyOn(performance, 'now').mockImplementation(() => (t += 1));
