@@ -85,9 +85,9 @@ export interface AuditReport {
   readonly summary: {
     /** Regular files with a matching extension that were read (a file reached through several links counts once). */
     readonly filesScanned: number;
-    /** Of those, files that could contain a retry (a catch, then, .ok, status or close/error handler), checked. */
+    /** Of those, files that could contain a retry (a catch, .then(), .ok, status or close/error handler), checked. */
     readonly filesParsed: number;
-    /** Of those, files with no catch, then, .ok, status or close/error handler: no failure path; not parsed. */
+    /** Of those, files with no catch, .then(), .ok, status or close/error handler: no failure path; not parsed. */
     readonly filesWithoutFailurePath: number;
     /**
      * Files that could contain a retry but were not checked, with the reason: unreadable (EACCES), over
@@ -110,12 +110,18 @@ export interface AuditReport {
 
 const EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.jsx', '.ts', '.mts', '.cts', '.tsx']);
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
+/** Between two tokens: white space and comments. */
+const GAP = String.raw`(?:\s|\/\*[^]*?\*\/|\/\/[^\n]*\n)*`;
 /**
- * A retry needs a failure path: a catch, a `.then(ok, fail)`, a look at `.ok` or a status, or a handler of a failure
- * event (`ws.onclose = ...`, `on('error', ...)`, as `onFailurePath` in the rules reads them).
+ * A retry needs a failure path, as the rules read one (src/eslint/retry-loop.ts): a catch clause (`catch (e)`,
+ * `catch {`), a `.catch(cb)` or `.then(ok, fail)` call, a test of `.ok`, `status` or `statusCode`, or a handler of a
+ * failure event (`ws.onclose = ...`, `on('error', ...)`). Each written as code, so prose such as "and then" in a
+ * comment, `statusText` or `catchError` does not make a file worth parsing.
  */
-const MAY_RETRY =
-  /catch|then|\.ok\b|status|\bon(?:close|error|disconnect|end)\b|['"`](?:close|error|disconnect|end)['"`]/;
+const MAY_RETRY = new RegExp(
+  String.raw`\b(?:catch|then)${GAP}(?:\?\.|!)?${GAP}[(<{]|\.ok\b|\bstatus(?:Code)?\b|` +
+    String.raw`\bon(?:close|error|disconnect|end)\b|['"\`](?:close|error|disconnect|end)['"\`]`,
+);
 
 interface LinterLike {
   verify(

@@ -22,7 +22,7 @@ function corpus(dir: string, copies = 1): void {
       writeFileSync(join(dir, `${c}-${String(i).padStart(2, '0')}${s.lang ? EXT[s.lang] : '.mjs'}`), s.code);
     });
   }
-  writeFileSync(join(dir, 'broken.js'), 'function ( { catch');
+  writeFileSync(join(dir, 'broken.js'), 'function ( { try {} catch (e) {}');
   writeFileSync(join(dir, 'chain.js'), `p${'.then(f)'.repeat(20_000)}.catch(g);\n`);
   writeFileSync(join(dir, 'plain.js'), 'for (;;) { step(); }');
 }

@@ -12,8 +12,18 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_USAGE, type AuditFs, type AuditReport, audit, INSTALL, listFiles, MAX_FILE_BYTES } from '../src/audit';
+import {
+  AUDIT_USAGE,
+  type AuditFs,
+  type AuditReport,
+  audit,
+  INSTALL,
+  listFiles,
+  MAX_FILE_BYTES,
+  mayRetry,
+} from '../src/audit';
 import { main } from '../src/cli';
 import { samples } from './eslint/samples';
 
@@ -34,7 +44,7 @@ const files: Record<string, string> = {
   'src/user.tsx': tsxLoop,
   'lib/get.cjs': cjsLoop,
   'src/clean.js': notRetries.join('\n'),
-  'src/types.d.ts': 'export declare function f(): void; // catch',
+  'src/types.d.ts': 'export declare function f(): void; // p.catch(f)',
   'src/notes.md': seedLoop,
   'node_modules/dep/index.js': seedLoop,
 };
@@ -113,7 +123,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
   });
 
   it('exits 0 with a summary when nothing is found; counts scanned, parsed and unparsable apart, and names the last', async () => {
-    writeFileSync(join(project, 'src', 'broken.js'), 'function ( { catch');
+    writeFileSync(join(project, 'src', 'broken.js'), 'function ( { try {} catch (e) {}');
     writeFileSync(join(project, 'src', 'plain.js'), 'for (;;) { step(); }');
     const { code, out } = await run(['src/clean.js', 'src/broken.js', 'src/plain.js', 'src/types.d.ts']);
     expect(code).toBe(0);
@@ -132,6 +142,63 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(report.summary).toMatchObject({ filesScanned: 1, filesParsed: 0, filesWithoutFailurePath: 1, loops: 0 });
     expect((await run(['src/plain.js'])).code).toBe(0);
     rmSync(join(project, 'src', 'plain.js'));
+  });
+
+  it('parses a file only for a failure path written as code: every rule sample that reports passes', () => {
+    const reporting = samples.filter((s) => s.finds.length > 0);
+    expect(reporting.length).toBeGreaterThan(30);
+    expect(reporting.filter((s) => !mayRetry(s.code)).map((s) => s.name)).toEqual([]);
+    for (const code of [
+      'try { f() } catch (e) { g() }',
+      'try { f() } catch { g() }',
+      'try{f()}catch(e){g()}',
+      'p.catch(retry)',
+      'p?.catch(retry)',
+      'p.catch!(retry)',
+      'p.then(ok, retry)',
+      'p.then<T>(ok, retry)',
+      'p.then?.(ok, retry)',
+      'p.then /* on failure */ (ok, retry)',
+      'p.then // on failure\n(ok, retry)',
+      'if (!res.ok) continue',
+      'if (res?.ok) break',
+      'if (status >= 500) continue',
+      'if (res.statusCode === 503) continue',
+      'ws.onclose = reconnect',
+      "ws.on('error', reconnect)",
+      'ws.addEventListener("close", reconnect)',
+    ]) {
+      expect(mayRetry(code), code).toBe(true);
+    }
+    // Prose and look-alikes are not a failure path: no catch clause or call, no `.ok`, no status.
+    for (const code of [
+      'for (;;) { step(); }',
+      '// and then we catch up: see statusText',
+      'const okay = x.okay; catchError(e); getStatus(); httpStatus; thenable(p)',
+      "emit('closed'); onclosed = f",
+    ]) {
+      expect(mayRetry(code), code).toBe(false);
+    }
+  });
+
+  it('reads a catch or then call through any white space and comments before its parenthesis', () => {
+    const gap = fc
+      .array(fc.constantFrom(' ', '\n', '\t', '/* x */', '/**/', '// note\n'), { maxLength: 5 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.constantFrom('catch', 'then'), gap, gap, fc.constantFrom('(', '<', '{'), (word, a, b, open) => {
+        expect(mayRetry(`p.${word}${a}${open}`)).toBe(true);
+        expect(mayRetry(`p.${word}${a}?.${b}(`)).toBe(true);
+        expect(mayRetry(`p.${word}${a}!${b}(`)).toBe(true);
+      }),
+    );
+    // Words only, any of them a failure keyword: never code, never parsed.
+    const words = fc.array(fc.constantFrom('and', 'then', 'we', 'catch', 'the', 'error', 'retry', 'okay', 'closed'));
+    fc.assert(
+      fc.property(words, (list) => {
+        expect(mayRetry(list.join(' '))).toBe(false);
+      }),
+    );
   });
 
   it('checks a file whose only failure path is an onclose handler (no catch, then or status in it)', async () => {
@@ -154,7 +221,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
 
   it('exits 2 and says nothing was checked when every file that could hold a retry is unparsable', async () => {
     mkdirSync(join(project, 'broken'), { recursive: true });
-    writeFileSync(join(project, 'broken', 'a.js'), 'function ( { catch');
+    writeFileSync(join(project, 'broken', 'a.js'), 'function ( { try {} catch (e) {}');
     writeFileSync(join(project, 'broken', 'b.ts'), 'try { x( } catch {}');
     try {
       const { code, out } = await run(['broken']);
@@ -430,7 +497,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     const dir = mkdtempSync(join(project, 'chain-'));
     writeFileSync(join(dir, 'seed.js'), seedLoop);
     writeFileSync(join(dir, 'then.js'), `p${'.then(f)'.repeat(20_000)}.catch(g);\n`);
-    writeFileSync(join(dir, 'member.js'), `x${'.a'.repeat(20_000)}(); // catch\n`);
+    writeFileSync(join(dir, 'member.js'), `x${'.a'.repeat(20_000)}().catch(g);\n`);
     const name = dir.slice(project.length + 1);
     try {
       const { code, out } = await run(['--json', name]);
