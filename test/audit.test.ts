@@ -542,6 +542,38 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
+  it('an ESLint that is found but fails to load (typescript missing, say) is missing too: exit 2, once files need it', async () => {
+    const dirs: string[] = [];
+    /** A project whose eslint and typescript-eslint resolve, with these module bodies (a fresh path: no require cache). */
+    const projectWith = (eslint: string, tseslint: string) => {
+      const dir = mkdtempSync(join(tmpdir(), 'herdless-audit-broken-'));
+      dirs.push(dir);
+      for (const [name, body] of [
+        ['eslint', eslint],
+        ['typescript-eslint', tseslint],
+      ] as const) {
+        mkdirSync(join(dir, 'node_modules', name), { recursive: true });
+        writeFileSync(join(dir, 'node_modules', name, 'package.json'), JSON.stringify({ name, main: 'index.js' }));
+        writeFileSync(join(dir, 'node_modules', name, 'index.js'), body);
+      }
+      writeFileSync(join(dir, 'plain.js'), 'for (;;) { step(); }');
+      return dir;
+    };
+    const needs = (name: string) => `herdless audit needs ${name} in this project; install with: ${INSTALL}\n`;
+    try {
+      const noTypescript = projectWith('throw new Error("Cannot find module typescript");', 'module.exports = {};');
+      // Nothing to parse: ESLint is never loaded, and the audit is done.
+      expect((await run([], noTypescript)).code).toBe(0);
+      writeFileSync(join(noTypescript, 'retry.js'), seedLoop);
+      expect(await run([], noTypescript)).toEqual({ code: 2, out: '', err: needs('eslint') });
+      const brokenParser = projectWith('module.exports = { Linter: class {} };', 'throw new Error("broken");');
+      writeFileSync(join(brokenParser, 'retry.js'), seedLoop);
+      expect(await run([], brokenParser)).toEqual({ code: 2, out: '', err: needs('typescript-eslint') });
+    } finally {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--help prints the usage; a bad flag or a missing path exits 2 with one line', async () => {
     expect(await run(['--help'])).toEqual({ code: 0, out: AUDIT_USAGE, err: '' });
     const bad = await run(['--fast']);
