@@ -3,12 +3,17 @@ import { defineConfig } from 'vitest/config';
 
 const all = { lines: 95, branches: 95, functions: 95, statements: 95 };
 /**
- * The core: every src/*.ts but the CLI and the re-exports. Each file gets its own threshold (a glob that matches one
+ * Runs only inside `herdless audit`'s worker threads, where coverage cannot see: kept to a few lines, the linting it
+ * calls is src/audit.ts's own (covered in the main thread), and test/audit-pool.test.ts runs it in real workers.
+ */
+const workerOnly = 'audit-worker.ts';
+/**
+ * The core: every src/*.ts but the CLI, the re-exports and the audit's worker thread. Each file gets its own threshold (a glob that matches one
  * file is checked on that file alone), so one core file cannot fall below while the others carry the total. A new
  * core file is picked up by being there.
  */
 const core = readdirSync(new URL('./src', import.meta.url)).filter(
-  (name) => name.endsWith('.ts') && name !== 'cli.ts' && name !== 'index.ts',
+  (name) => name.endsWith('.ts') && name !== 'cli.ts' && name !== 'index.ts' && name !== workerOnly,
 );
 
 export default defineConfig({
@@ -23,7 +28,7 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      exclude: ['src/**/index.ts'],
+      exclude: ['src/**/index.ts', `src/${workerOnly}`],
       thresholds: { ...all, ...Object.fromEntries(core.map((name) => [`src/${name}`, all])) },
     },
   },

@@ -1,20 +1,27 @@
 /**
  * How long `herdless audit` takes over 10,000 real source files, on the built package. Run: npm run bench:audit
- * [-- --max-kb 100] [-- --from dir ...]. Reported here, never asserted in tests.
+ * [-- --max-kb 100] [-- --from dir ...] [-- --save findings.json]. Reported here, never asserted in tests. The CPU
+ * time counts every thread (the worker threads too). --save writes the findings and the summary without the time,
+ * paths relative to the corpus, so two runs (two versions of the audit) can be compared exactly.
  *
  * The corpus is real code nobody here wrote: the .js/.mjs/.cjs/.ts/.mts/.cts/.jsx/.tsx files (not .d.ts) of this
  * checkout's node_modules (and of any --from directory), in sorted order, hard-linked flat into a temporary directory
  * (so none sits under a node_modules folder the audit would skip) and taken again from the start when there are fewer
  * than 10,000. --max-kb leaves out files larger than that (generated bundles), to see a project's own sources.
  */
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { main } from '../dist/cli.js';
 
 const { values } = parseArgs({
-  options: { 'max-kb': { type: 'string' }, from: { type: 'string', multiple: true }, files: { type: 'string' } },
+  options: {
+    'max-kb': { type: 'string' },
+    from: { type: 'string', multiple: true },
+    files: { type: 'string' },
+    save: { type: 'string' },
+  },
 });
 const wanted = Number(values.files ?? 10_000);
 const maxBytes = values['max-kb'] ? Number(values['max-kb']) * 1024 : Number.POSITIVE_INFINITY;
@@ -45,10 +52,25 @@ try {
   let json = '';
   const cpu = process.cpuUsage();
   const start = performance.now();
-  const code = main(['audit', '--json', corpus], { out: (t) => (json += t), err: (t) => process.stderr.write(t) });
+  const code = await main(['audit', '--json', corpus], {
+    out: (t) => (json += t),
+    err: (t) => process.stderr.write(t),
+  });
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
-  const { summary } = JSON.parse(json);
+  const report = JSON.parse(json);
+  const { summary } = report;
+  // --save file: the findings and the summary (paths relative to the corpus, no ms), to compare two runs exactly.
+  if (values.save) {
+    const inCorpus = (path) => path.slice(path.indexOf(basename(corpus)) + basename(corpus).length + 1);
+    const { ms: _ms, ...rest } = summary;
+    const listed = (list) => list.map((u) => ({ ...u, path: inCorpus(u.path) }));
+    const saved = {
+      findings: report.findings.map((f) => ({ ...f, file: inCorpus(f.file) })),
+      summary: { ...rest, unparsable: listed(rest.unparsable), skipped: listed(rest.skipped) },
+    };
+    writeFileSync(values.save, `${JSON.stringify(saved, null, 1)}\n`);
+  }
   console.log(
     `herdless audit over ${wanted.toLocaleString('en')} real files (${found.length.toLocaleString('en')} distinct, ` +
       `${(bytes / 1e6).toFixed(1)} MB${Number.isFinite(maxBytes) ? `, each <= ${values['max-kb']} kB` : ''}): ` +

@@ -7,8 +7,10 @@
  */
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism, cpus } from 'node:os';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import plugin from './eslint/index';
 
 export const AUDIT_USAGE = `Usage: herdless audit [paths...] [--json]
@@ -20,7 +22,9 @@ Paths are files or directories (default: .). Reads .js .mjs .cjs .jsx .ts .mts .
 path you name is inside one. Follows symbolic links (each file read once); never opens a FIFO, socket or device.
 
 Files over 10 MB are not read (generated bundles, not hand-written loops). A file or directory that cannot be read,
-parsed or checked is listed with the reason, and the audit goes on with the rest.
+parsed or checked is listed with the reason, and the audit goes on with the rest. Only files with a failure path
+(a catch, .then(), .ok, status or close/error handler) are parsed; on two cores or more, a hundred or more are
+linted in worker threads (one per core, at most one per 50 files), with the same report.
 
 Exit codes:
   0  nothing found
@@ -83,9 +87,9 @@ export interface AuditReport {
   readonly summary: {
     /** Regular files with a matching extension that were read (a file reached through several links counts once). */
     readonly filesScanned: number;
-    /** Of those, files that could contain a retry (a catch, then, .ok, status or close/error handler), checked. */
+    /** Of those, files that could contain a retry (a catch, .then(), .ok, status or close/error handler), checked. */
     readonly filesParsed: number;
-    /** Of those, files with no catch, then, .ok, status or close/error handler: no failure path; not parsed. */
+    /** Of those, files with no catch, .then(), .ok, status or close/error handler: no failure path; not parsed. */
     readonly filesWithoutFailurePath: number;
     /**
      * Files that could contain a retry but were not checked, with the reason: unreadable (EACCES), over
@@ -108,12 +112,18 @@ export interface AuditReport {
 
 const EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.jsx', '.ts', '.mts', '.cts', '.tsx']);
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
+/** Between two tokens: white space and comments. */
+const GAP = String.raw`(?:\s|\/\*[^]*?\*\/|\/\/[^\n]*\n)*`;
 /**
- * A retry needs a failure path: a catch, a `.then(ok, fail)`, a look at `.ok` or a status, or a handler of a failure
- * event (`ws.onclose = ...`, `on('error', ...)`, as `onFailurePath` in the rules reads them).
+ * A retry needs a failure path, as the rules read one (src/eslint/retry-loop.ts): a catch clause (`catch (e)`,
+ * `catch {`), a `.catch(cb)` or `.then(ok, fail)` call, a test of `.ok`, `status` or `statusCode`, or a handler of a
+ * failure event (`ws.onclose = ...`, `on('error', ...)`). Each written as code, so prose such as "and then" in a
+ * comment, `statusText` or `catchError` does not make a file worth parsing.
  */
-const MAY_RETRY =
-  /catch|then|\.ok\b|status|\bon(?:close|error|disconnect|end)\b|['"`](?:close|error|disconnect|end)['"`]/;
+const MAY_RETRY = new RegExp(
+  String.raw`\b(?:catch|then)${GAP}(?:\?\.|!)?${GAP}[(<{]|\.ok\b|\bstatus(?:Code)?\b|` +
+    String.raw`\bon(?:close|error|disconnect|end)\b|['"\`](?:close|error|disconnect|end)['"\`]`,
+);
 
 interface LinterLike {
   verify(
@@ -123,9 +133,25 @@ interface LinterLike {
   ): { ruleId: string | null; fatal?: boolean; line: number; column: number; message: string }[];
 }
 
+const PEERS = ['eslint', 'typescript-eslint'] as const;
+const requireFrom = (cwd: string) => createRequire(join(cwd, 'noop.js'));
+
+/** The names of ESLint and typescript-eslint when they cannot be found from the project at `cwd`. */
+function missingPeers(cwd: string): string[] {
+  const req = requireFrom(cwd);
+  return PEERS.filter((name) => {
+    try {
+      req.resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
 /** ESLint's Linter and typescript-eslint's parser, from the project at `cwd`; or the names of those missing. */
 function loadEslint(cwd: string): { linter: LinterLike; tsParser: unknown } | { missing: string[] } {
-  const req = createRequire(join(cwd, 'noop.js'));
+  const req = requireFrom(cwd);
   const load = (name: string): Record<string, unknown> | undefined => {
     try {
       return req(name) as Record<string, unknown>;
@@ -140,6 +166,9 @@ function loadEslint(cwd: string): { linter: LinterLike; tsParser: unknown } | { 
   const Linter = eslint.Linter as new (options: { configType: 'flat' }) => LinterLike;
   return { linter: new Linter({ configType: 'flat' }), tsParser: tseslint.parser };
 }
+
+const needs = (missing: readonly string[]) =>
+  `herdless audit needs ${missing.join(' and ')} in this project; install with: ${INSTALL}\n`;
 
 const isSource = (name: string) => EXTENSIONS.has(extname(name)) && !/\.d\.[mc]?ts$/.test(name);
 
@@ -233,21 +262,80 @@ export function listFiles(
   return { files, skipped: skipped.map((s) => ({ path: relative(cwd, s.path), reason: s.reason })) };
 }
 
+/** One file to lint, as handed to a worker: read in the main thread, so an injected {@link AuditFs} serves both. */
+export interface LintJob {
+  /** The file's path: its extension picks the parser's dialect. */
+  readonly file: string;
+  readonly text: string;
+}
+
+/** One report of a herdless rule in a file. */
+export type Report = Omit<Finding, 'file'>;
+
+/** A file's reports, or why it could not be checked. */
+export type LintResult = readonly Report[] | string;
+
+/** How the files to parse are spread over worker threads; tests hand in their own. */
+export interface AuditThreads {
+  /** How many workers for this many files to parse; under 2, they are linted in this thread (no start-up cost). */
+  readonly count: (toParse: number) => number;
+  /** Starts one worker for the project at `cwd`, speaking src/audit-worker.ts's protocol. */
+  readonly start: (cwd: string) => Worker;
+}
+
 /**
- * Runs the audit; returns the exit code: 0 nothing found, 1 found, 2 bad command line, missing ESLint, or nothing
- * checked (files that could hold a retry were found, none could be checked), 3 an internal error (a bug here: an
- * unreadable or unparsable file is never one, it is listed and the audit goes on).
+ * Files to parse per worker thread: a worker is started only when it gets about this many, since each one loads
+ * ESLint and TypeScript first (about a second of CPU, the parsing of some 40 files).
  */
-export function audit(args: readonly string[], io: AuditIo, cwd: string = process.cwd(), fs: AuditFs = nodeFs): number {
+export const FILES_PER_WORKER = 50;
+
+/**
+ * Worker threads for `toParse` files on `cores` cores: one per {@link FILES_PER_WORKER} files, at most one per core;
+ * 0 (lint in the main thread) when that makes fewer than two.
+ */
+export function poolSize(toParse: number, cores: number): number {
+  const size = Math.min(cores, Math.floor(toParse / FILES_PER_WORKER));
+  return size >= 2 ? size : 0;
+}
+
+/* c8 ignore start -- Node before 18.14 has no availableParallelism; the built worker sits beside dist/cli.js, while
+   under vitest src/audit.ts has no .js worker beside it (the tests start src/audit-worker.ts through tsx) */
+const cores = () => availableParallelism?.() ?? cpus().length;
+const threads: AuditThreads = {
+  count: (toParse) => poolSize(toParse, cores()),
+  start: (cwd) => new Worker(new URL('./audit-worker.js', import.meta.url), { workerData: { cwd } }),
+};
+/* c8 ignore stop */
+
+/**
+ * Runs the audit; resolves to the exit code: 0 nothing found, 1 found, 2 bad command line, missing ESLint, or nothing
+ * checked (files that could hold a retry were found, none could be checked), 3 an internal error (a bug here: an
+ * unreadable or unparsable file is never one, it is listed and the audit goes on). Files are linted in worker threads
+ * when there are enough of them ({@link poolSize}); the report is the same either way. No worker is left running
+ * once it resolves.
+ */
+export async function audit(
+  args: readonly string[],
+  io: AuditIo,
+  cwd: string = process.cwd(),
+  fs: AuditFs = nodeFs,
+  pool: AuditThreads = threads,
+): Promise<number> {
   try {
-    return auditOrThrow(args, io, cwd, fs);
+    return await auditOrThrow(args, io, cwd, fs, pool);
   } catch (error) {
     io.err(`herdless audit: internal error, please report it: ${(error as Error)?.stack ?? String(error)}\n`);
     return 3;
   }
 }
 
-function auditOrThrow(args: readonly string[], io: AuditIo, cwd: string, fs: AuditFs): number {
+async function auditOrThrow(
+  args: readonly string[],
+  io: AuditIo,
+  cwd: string,
+  fs: AuditFs,
+  pool: AuditThreads,
+): Promise<number> {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
   try {
@@ -274,13 +362,18 @@ function auditOrThrow(args: readonly string[], io: AuditIo, cwd: string, fs: Aud
       return 2;
     }
   }
-  const loaded = loadEslint(cwd);
-  if ('missing' in loaded) {
-    io.err(`herdless audit needs ${loaded.missing.join(' and ')} in this project; install with: ${INSTALL}\n`);
+  // Only found here: the threads that lint load ESLint (the main thread too, when it lints).
+  const missing = missingPeers(cwd);
+  if (missing.length > 0) {
+    io.err(needs(missing));
     return 2;
   }
   const { files, skipped } = listFiles(paths, cwd, fs);
-  const report = run(files, skipped, cwd, loaded.linter, loaded.tsParser, fs.readFile);
+  const report = await run(files, skipped, cwd, fs.readFile, pool);
+  if ('missing' in report) {
+    io.err(needs(report.missing));
+    return 2;
+  }
   if (values.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
   else io.out(format(report));
   return nothingChecked(report.summary) ? 2 : report.findings.length > 0 ? 1 : 0;
@@ -335,13 +428,23 @@ function configs(tsParser: unknown): (ext: string, sourceType: SourceType) => un
   };
 }
 
-/** ESLint's messages for one file, or why it could not be checked: the parser or a rule failing is not fatal here. */
+/**
+ * Lints one file at a time with the ESLint of the project at `cwd`, loaded once: what the main thread and each
+ * worker thread run. The names of the packages missing when they cannot be loaded.
+ */
+export function linterFor(cwd: string): ((job: LintJob) => LintResult) | { missing: string[] } {
+  const loaded = loadEslint(cwd);
+  if ('missing' in loaded) return loaded;
+  const config = configs(loaded.tsParser);
+  return (job) => lint(job, loaded.linter, config);
+}
+
+/** The herdless reports for one file, or why it could not be checked: the parser or a rule failing is not fatal. */
 function lint(
-  text: string,
-  file: string,
+  { file, text }: LintJob,
   linter: LinterLike,
   config: (ext: string, sourceType: SourceType) => unknown,
-): ReturnType<LinterLike['verify']> | string {
+): LintResult {
   const ext = extname(file);
   // The name only picks the parser's dialect (and keeps ESLint's own ignores, such as node_modules, out of it).
   const name = `audited${ext}`;
@@ -349,11 +452,88 @@ function lint(
     let messages = linter.verify(text, config(ext, ext === '.cjs' ? 'commonjs' : 'module'), name);
     if (messages.some((m) => m.fatal) && !TS.has(ext)) messages = linter.verify(text, config(ext, 'commonjs'), name);
     const fatal = messages.find((m) => m.fatal);
-    return fatal ? `parse error at ${fatal.line}:${fatal.column}: ${fatal.message}` : messages;
+    if (fatal) return `parse error at ${fatal.line}:${fatal.column}: ${fatal.message}`;
+    return messages.flatMap(({ ruleId, line, column, message }) =>
+      ruleId?.startsWith('herdless/') ? [{ line, column, rule: ruleId, message }] : [],
+    );
   } catch (error) {
     // A 10,000-link generated chain overflows the stack in scope analysis; other files still get checked.
     return `the parser or a rule failed: ${why(error)}`;
   }
+}
+
+/** Files handed to a worker at a time: few, so the last ones spread over every worker. */
+const BATCH = 8;
+
+/**
+ * Lints the jobs in `size` worker threads, a batch at a time. A worker that stops while checking a batch (it crashed,
+ * ran out of memory) is replaced and its files are checked again one by one, so the file that stops a worker is
+ * listed with why and the others are kept. Resolves once every worker has exited, with undefined for the files no
+ * worker could check (none could start): the main thread lints those.
+ */
+function lintInWorkers(
+  jobs: readonly LintJob[],
+  size: number,
+  cwd: string,
+  start: AuditThreads['start'],
+): Promise<(LintResult | undefined)[]> {
+  const results: (LintResult | undefined)[] = jobs.map(() => undefined);
+  const pending: number[][] = [];
+  for (let i = 0; i < jobs.length; i += BATCH) pending.push(jobs.slice(i, i + BATCH).map((_, k) => i + k));
+  return new Promise((done) => {
+    let running = 0;
+    const launch = () => {
+      const worker = start(cwd);
+      running++;
+      let ready = false;
+      let batch: number[] | undefined;
+      let failure = '';
+      const next = () => {
+        batch = pending.shift();
+        if (batch) worker.postMessage(batch.map((i) => jobs[i]));
+        else void worker.terminate();
+      };
+      // 'ready' once ESLint is loaded, then the results of each batch, in the batch's order.
+      worker.on('message', (message: 'ready' | LintResult[]) => {
+        const checked = batch as number[];
+        if (message !== 'ready') {
+          message.forEach((result, k) => {
+            results[checked[k] as number] = result;
+          });
+        }
+        ready = true;
+        next();
+      });
+      worker.on('error', (error) => {
+        failure = why(error);
+      });
+      worker.on('exit', (code) => {
+        running--;
+        if (batch?.length === 1) {
+          results[batch[0] as number] = `the worker thread checking it stopped (${failure || `exit code ${code}`})`;
+        } else if (batch) pending.unshift(...batch.map((i) => [i]));
+        // A worker that had started is replaced; one that could not start is not (the main thread takes its share).
+        if (ready && pending.length > 0) launch();
+        if (running === 0) done(results);
+      });
+    };
+    for (let i = 0; i < size; i++) launch();
+  });
+}
+
+/** Each job's result: in worker threads when `pool` asks for two or more, else (and for what they left) here. */
+async function lintAll(
+  jobs: readonly LintJob[],
+  cwd: string,
+  pool: AuditThreads,
+): Promise<LintResult[] | { missing: string[] }> {
+  const size = pool.count(jobs.length);
+  const results = size >= 2 ? await lintInWorkers(jobs, size, cwd, pool.start) : jobs.map(() => undefined);
+  const left = jobs.filter((_, i) => results[i] === undefined);
+  if (left.length === 0) return results as LintResult[];
+  const lintHere = linterFor(cwd);
+  if ('missing' in lintHere) return lintHere;
+  return jobs.map((job, i) => results[i] ?? lintHere(job));
 }
 
 /** The text of a file, or why it was not read: too large (never opened), or unreadable. */
@@ -369,43 +549,50 @@ function source(file: SourceFile, readFile: AuditFs['readFile']): string | { rea
   }
 }
 
-function run(
+/** A file could hold a retry: it has a failure path (see {@link MAY_RETRY}). Others are not parsed. */
+export const mayRetry = (text: string): boolean => MAY_RETRY.test(text);
+
+/** What became of a file read: its job's index, no failure path (not parsed), or why it was not read. */
+type Outcome = number | 'no failure path' | { reason: string };
+
+async function run(
   files: readonly SourceFile[],
   skipped: readonly Unchecked[],
   cwd: string,
-  linter: LinterLike,
-  tsParser: unknown,
   readFile: AuditFs['readFile'],
-): AuditReport {
+  pool: AuditThreads,
+): Promise<AuditReport | { missing: string[] }> {
   const started = performance.now();
-  const config = configs(tsParser);
+  // Read here, in order; what could hold a retry becomes a job (its index), the rest is settled by its text.
+  const outcomes: Outcome[] = [];
+  const jobs: LintJob[] = [];
+  for (const file of files) {
+    const text = source(file, readFile);
+    if (typeof text !== 'string') outcomes.push(text);
+    else if (!mayRetry(text)) outcomes.push('no failure path');
+    else outcomes.push(jobs.push({ file: file.path, text }) - 1);
+  }
+  const results = await lintAll(jobs, cwd, pool);
+  if ('missing' in results) return results;
+  // Merged in the files' order, whichever thread checked each: a parallel audit reports as a serial one.
   const findings: Finding[] = [];
   const unparsable: Unchecked[] = [];
   let parsed = 0;
   let withoutFailurePath = 0;
-  for (const file of files) {
+  files.forEach((file, i) => {
     const path = relative(cwd, file.path);
-    const text = source(file, readFile);
-    if (typeof text !== 'string') {
-      unparsable.push({ path, reason: text.reason });
-      continue;
-    }
-    if (!MAY_RETRY.test(text)) {
+    const outcome = outcomes[i] as Outcome;
+    if (outcome === 'no failure path') {
       withoutFailurePath++;
-      continue;
+      return;
     }
-    const messages = lint(text, file.path, linter, config);
-    if (typeof messages === 'string') {
-      unparsable.push({ path, reason: messages });
-      continue;
+    const result = typeof outcome === 'number' ? (results[outcome] as LintResult) : outcome.reason;
+    if (typeof result === 'string') unparsable.push({ path, reason: result });
+    else {
+      parsed++;
+      for (const report of result) findings.push({ file: path, ...report });
     }
-    parsed++;
-    for (const m of messages) {
-      if (m.ruleId?.startsWith('herdless/')) {
-        findings.push({ file: path, line: m.line, column: m.column, rule: m.ruleId, message: m.message });
-      }
-    }
-  }
+  });
   const byRule: Record<string, number> = {};
   for (const f of findings) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;
   const loops = new Set(findings.map((f) => `${f.file}:${f.line}:${f.column}`)).size;

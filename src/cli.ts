@@ -165,8 +165,11 @@ function joinNegativeValues(args: readonly string[]): string[] {
   return out;
 }
 
-/** Runs the command; returns the exit code: 0, 1 when the SVG could not be written, 2 for a bad command line. */
-export function main(args: readonly string[], io: Io): number {
+/**
+ * Runs the command; returns the exit code: 0, 1 when the SVG could not be written, 2 for a bad command line. `audit`
+ * returns it as a promise (it lints in worker threads).
+ */
+export function main(args: readonly string[], io: Io): number | Promise<number> {
   if (args[0] === 'audit') return audit(args.slice(1), io); // `herdless audit`: see src/audit.ts
   try {
     return run(args, io);
@@ -446,11 +449,14 @@ if (invokedDirectly) {
       process.exit();
     });
   }
-  process.exitCode = main(process.argv.slice(2), {
+  const code = main(process.argv.slice(2), {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
     errIsTTY: Boolean(process.stderr.isTTY),
     writeFile: (path, text) => writeFileSync(path, text),
+  });
+  void Promise.resolve(code).then((exit) => {
+    process.exitCode = exit;
   });
 }
 /* c8 ignore stop */

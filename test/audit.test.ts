@@ -12,8 +12,18 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_USAGE, type AuditFs, type AuditReport, audit, INSTALL, listFiles, MAX_FILE_BYTES } from '../src/audit';
+import {
+  AUDIT_USAGE,
+  type AuditFs,
+  type AuditReport,
+  audit,
+  INSTALL,
+  listFiles,
+  MAX_FILE_BYTES,
+  mayRetry,
+} from '../src/audit';
 import { main } from '../src/cli';
 import { samples } from './eslint/samples';
 
@@ -34,15 +44,15 @@ const files: Record<string, string> = {
   'src/user.tsx': tsxLoop,
   'lib/get.cjs': cjsLoop,
   'src/clean.js': notRetries.join('\n'),
-  'src/types.d.ts': 'export declare function f(): void; // catch',
+  'src/types.d.ts': 'export declare function f(): void; // p.catch(f)',
   'src/notes.md': seedLoop,
   'node_modules/dep/index.js': seedLoop,
 };
 
-function run(args: string[], cwd = project, fs?: AuditFs) {
+async function run(args: string[], cwd = project, fs?: AuditFs) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = audit(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, cwd, fs);
+  const code = await audit(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, cwd, fs);
   return { code, out: out.join(''), err: err.join('') };
 }
 
@@ -56,8 +66,8 @@ afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 // The first audit loads typescript-eslint (and TypeScript) from the project: seconds on a busy machine.
 describe('herdless audit', { timeout: 60_000 }, () => {
-  it('lists file:line:col  rule  message for each missing element, then a summary, and exits 1', () => {
-    const { code, out } = run([]);
+  it('lists file:line:col  rule  message for each missing element, then a summary, and exits 1', async () => {
+    const { code, out } = await run([]);
     expect(code).toBe(1);
     const lines = out.split('\n');
     expect(lines).toContain(
@@ -83,8 +93,8 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(out).toContain('  herdless/require-jitter: 3\n  herdless/require-transient-check: 4\n');
   });
 
-  it('--json gives the same findings and the summary for CI', () => {
-    const { code, out } = run(['--json', 'src']);
+  it('--json gives the same findings and the summary for CI', async () => {
+    const { code, out } = await run(['--json', 'src']);
     expect(code).toBe(1);
     const report = JSON.parse(out) as AuditReport;
     expect(report.findings.map((f) => f.file)).toEqual([
@@ -106,16 +116,16 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     });
   });
 
-  it('skips node_modules unless a named path is inside one', () => {
-    expect(run(['--json']).out).not.toContain('node_modules');
-    const named = JSON.parse(run(['--json', 'node_modules/dep']).out) as AuditReport;
+  it('skips node_modules unless a named path is inside one', async () => {
+    expect((await run(['--json'])).out).not.toContain('node_modules');
+    const named = JSON.parse((await run(['--json', 'node_modules/dep'])).out) as AuditReport;
     expect(named.findings.map((f) => f.file)).toEqual(['node_modules/dep/index.js', 'node_modules/dep/index.js']);
   });
 
-  it('exits 0 with a summary when nothing is found; counts scanned, parsed and unparsable apart, and names the last', () => {
-    writeFileSync(join(project, 'src', 'broken.js'), 'function ( { catch');
+  it('exits 0 with a summary when nothing is found; counts scanned, parsed and unparsable apart, and names the last', async () => {
+    writeFileSync(join(project, 'src', 'broken.js'), 'function ( { try {} catch (e) {}');
     writeFileSync(join(project, 'src', 'plain.js'), 'for (;;) { step(); }');
-    const { code, out } = run(['src/clean.js', 'src/broken.js', 'src/plain.js', 'src/types.d.ts']);
+    const { code, out } = await run(['src/clean.js', 'src/broken.js', 'src/plain.js', 'src/types.d.ts']);
     expect(code).toBe(0);
     expect(out).toMatch(/^herdless audit: 0 retry loops with problems in \d+\.\d s\n/);
     // types.d.ts named on its own is read like any file; plain.js has no failure path, so it is not parsed.
@@ -126,21 +136,78 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     rmSync(join(project, 'src', 'plain.js'));
   });
 
-  it('does not parse files that cannot hold a retry (no catch, then, .ok or status)', () => {
+  it('does not parse files that cannot hold a retry (no catch, then, .ok or status)', async () => {
     writeFileSync(join(project, 'src', 'plain.js'), 'for (;;) { step(); }');
-    const report = JSON.parse(run(['--json', 'src/plain.js']).out) as AuditReport;
+    const report = JSON.parse((await run(['--json', 'src/plain.js'])).out) as AuditReport;
     expect(report.summary).toMatchObject({ filesScanned: 1, filesParsed: 0, filesWithoutFailurePath: 1, loops: 0 });
-    expect(run(['src/plain.js']).code).toBe(0);
+    expect((await run(['src/plain.js'])).code).toBe(0);
     rmSync(join(project, 'src', 'plain.js'));
   });
 
-  it('checks a file whose only failure path is an onclose handler (no catch, then or status in it)', () => {
+  it('parses a file only for a failure path written as code: every rule sample that reports passes', () => {
+    const reporting = samples.filter((s) => s.finds.length > 0);
+    expect(reporting.length).toBeGreaterThan(30);
+    expect(reporting.filter((s) => !mayRetry(s.code)).map((s) => s.name)).toEqual([]);
+    for (const code of [
+      'try { f() } catch (e) { g() }',
+      'try { f() } catch { g() }',
+      'try{f()}catch(e){g()}',
+      'p.catch(retry)',
+      'p?.catch(retry)',
+      'p.catch!(retry)',
+      'p.then(ok, retry)',
+      'p.then<T>(ok, retry)',
+      'p.then?.(ok, retry)',
+      'p.then /* on failure */ (ok, retry)',
+      'p.then // on failure\n(ok, retry)',
+      'if (!res.ok) continue',
+      'if (res?.ok) break',
+      'if (status >= 500) continue',
+      'if (res.statusCode === 503) continue',
+      'ws.onclose = reconnect',
+      "ws.on('error', reconnect)",
+      'ws.addEventListener("close", reconnect)',
+    ]) {
+      expect(mayRetry(code), code).toBe(true);
+    }
+    // Prose and look-alikes are not a failure path: no catch clause or call, no `.ok`, no status.
+    for (const code of [
+      'for (;;) { step(); }',
+      '// and then we catch up: see statusText',
+      'const okay = x.okay; catchError(e); getStatus(); httpStatus; thenable(p)',
+      "emit('closed'); onclosed = f",
+    ]) {
+      expect(mayRetry(code), code).toBe(false);
+    }
+  });
+
+  it('reads a catch or then call through any white space and comments before its parenthesis', () => {
+    const gap = fc
+      .array(fc.constantFrom(' ', '\n', '\t', '/* x */', '/**/', '// note\n'), { maxLength: 5 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.constantFrom('catch', 'then'), gap, gap, fc.constantFrom('(', '<', '{'), (word, a, b, open) => {
+        expect(mayRetry(`p.${word}${a}${open}`)).toBe(true);
+        expect(mayRetry(`p.${word}${a}?.${b}(`)).toBe(true);
+        expect(mayRetry(`p.${word}${a}!${b}(`)).toBe(true);
+      }),
+    );
+    // Words only, any of them a failure keyword: never code, never parsed.
+    const words = fc.array(fc.constantFrom('and', 'then', 'we', 'catch', 'the', 'error', 'retry', 'okay', 'closed'));
+    fc.assert(
+      fc.property(words, (list) => {
+        expect(mayRetry(list.join(' '))).toBe(false);
+      }),
+    );
+  });
+
+  it('checks a file whose only failure path is an onclose handler (no catch, then or status in it)', async () => {
     writeFileSync(
       join(project, 'src', 'ws.js'),
       'function connect() {\n  const ws = new WebSocket(url);\n  ws.onclose = () => setTimeout(connect, 1000);\n}\n',
     );
     try {
-      const report = JSON.parse(run(['--json', 'src/ws.js']).out) as AuditReport;
+      const report = JSON.parse((await run(['--json', 'src/ws.js'])).out) as AuditReport;
       expect(report.summary).toMatchObject({ filesParsed: 1, filesWithoutFailurePath: 0, loops: 1 });
       expect(report.findings.map((f) => `${f.line} ${f.rule}`)).toEqual([
         '1 herdless/require-jitter',
@@ -152,12 +219,12 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('exits 2 and says nothing was checked when every file that could hold a retry is unparsable', () => {
+  it('exits 2 and says nothing was checked when every file that could hold a retry is unparsable', async () => {
     mkdirSync(join(project, 'broken'), { recursive: true });
-    writeFileSync(join(project, 'broken', 'a.js'), 'function ( { catch');
+    writeFileSync(join(project, 'broken', 'a.js'), 'function ( { try {} catch (e) {}');
     writeFileSync(join(project, 'broken', 'b.ts'), 'try { x( } catch {}');
     try {
-      const { code, out } = run(['broken']);
+      const { code, out } = await run(['broken']);
       expect(code).toBe(2);
       expect(out).toContain(
         '  2 files scanned: 0 parsed, 0 without a failure path (no retry possible), 2 not checked\n',
@@ -166,7 +233,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
         /\ncould not check 2 files:\n {2}broken\/a\.js: parse error .+\n {2}broken\/b\.ts: parse error .+\n/,
       );
       expect(out).toContain('nothing was checked: no file that could hold a retry could be checked\n');
-      const json = run(['--json', 'broken']);
+      const json = await run(['--json', 'broken']);
       expect(json.code).toBe(2);
       expect((JSON.parse(json.out) as AuditReport).summary).toMatchObject({
         filesParsed: 0,
@@ -180,31 +247,31 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('exits 2 when the paths hold no source file at all: an empty folder, only .d.ts (new-user review)', () => {
+  it('exits 2 when the paths hold no source file at all: an empty folder, only .d.ts (new-user review)', async () => {
     const dir = join(project, 'nothing');
     mkdirSync(join(dir, 'empty'), { recursive: true });
     mkdirSync(join(dir, 'types'), { recursive: true });
     writeFileSync(join(dir, 'types', 'a.d.ts'), 'export declare const a: number;\n');
     try {
       for (const path of ['nothing/empty', 'nothing/types']) {
-        const { code, out } = run([path]);
+        const { code, out } = await run([path]);
         expect(code).toBe(2);
         expect(out).toContain('  0 files scanned: 0 parsed');
         expect(out).toContain('nothing was checked: no source file (.js .mjs .cjs .ts .mts .cts .jsx .tsx) under');
-        expect(run(['--json', path]).code).toBe(2);
+        expect((await run(['--json', path])).code).toBe(2);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('an unknown flag is one line naming it, exit 2 (new-user review)', () => {
-    const { code, err } = run(['--frob']);
+  it('an unknown flag is one line naming it, exit 2 (new-user review)', async () => {
+    const { code, err } = await run(['--frob']);
     expect(code).toBe(2);
     expect(err).toBe('herdless audit: unknown flag --frob (see herdless audit --help)\n');
   });
 
-  it('follows symbolic links to files and directories, reads each file once, and survives a link loop', () => {
+  it('follows symbolic links to files and directories, reads each file once, and survives a link loop', async () => {
     const dir = join(project, 'linked');
     mkdirSync(join(dir, 'real'), { recursive: true });
     writeFileSync(join(dir, 'real', 'seed.js'), seedLoop);
@@ -214,7 +281,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     symlinkSync(dir, join(dir, 'real', 'loop')); // a directory link back up: a loop
     symlinkSync(join(dir, 'nowhere.js'), join(dir, 'broken.js')); // a broken link
     try {
-      const report = JSON.parse(run(['--json', 'linked']).out) as AuditReport;
+      const report = JSON.parse((await run(['--json', 'linked'])).out) as AuditReport;
       const found = [...new Set(report.findings.map((f) => f.file))].sort();
       expect(found).toHaveLength(2);
       expect(found).toContain('linked/via-link.js');
@@ -230,7 +297,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('never opens a FIFO named like a source file, found in a tree or named on the command line', () => {
+  it('never opens a FIFO named like a source file, found in a tree or named on the command line', async () => {
     const dir = mkdtempSync(join(project, 'fifo-'));
     writeFileSync(join(dir, 'seed.js'), seedLoop);
     expect(spawnSync('mkfifo', [join(dir, 'x.js')]).status).toBe(0);
@@ -259,7 +326,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('a path whose real path cannot be resolved (gone, no access on the way) is skipped with why', () => {
+  it('a path whose real path cannot be resolved (gone, no access on the way) is skipped with why', async () => {
     const dir = mkdtempSync(join(project, 'vanish-'));
     writeFileSync(join(dir, 'gone.js'), seedLoop);
     writeFileSync(join(dir, 'seed.js'), seedLoop);
@@ -281,7 +348,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('says why for any thrown value (null, a string, an Error without a code), and lists ten then how many more', () => {
+  it('says why for any thrown value (null, a string, an Error without a code), and lists ten then how many more', async () => {
     const dir = mkdtempSync(join(project, 'odd-'));
     const name = dir.slice(project.length + 1);
     for (let i = 0; i < 12; i++) writeFileSync(join(dir, `f${String(i).padStart(2, '0')}.js`), seedLoop);
@@ -300,11 +367,11 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     try {
       const { skipped } = listFiles([name], project, fs);
       expect(skipped.map((s) => s.reason)).toEqual(['null', 'went away', 'odd']);
-      const { code, out } = run([name], project, fs);
+      const { code, out } = await run([name], project, fs);
       expect(code).toBe(2); // nothing could be read: nothing was checked
       expect(out).toContain(`\ncould not check 9 files:\n  ${name}/f03.js: cannot read (EIO: i/o error, read)\n`);
       expect(out).not.toContain('more (--json lists them all)'); // nine fit
-      const more = run([name], project, { ...fs, realPath: (path) => realpathSync.native(path) });
+      const more = await run([name], project, { ...fs, realPath: (path) => realpathSync.native(path) });
       expect(more.out).toContain(
         `  ${name}/f09.js: cannot read (EIO: i/o error, read)\n  ... and 2 more (--json lists them all)\n`,
       );
@@ -313,9 +380,9 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('an internal error that is not an Error still exits 3 with a line saying so', () => {
+  it('an internal error that is not an Error still exits 3 with a line saying so', async () => {
     const err: string[] = [];
-    const code = audit(
+    const code = await audit(
       ['.'],
       {
         out: () => {
@@ -329,7 +396,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(err.join('')).toBe('herdless audit: internal error, please report it: stdout closed\n');
   });
 
-  it('in process too, a FIFO is listed as skipped and never opened', () => {
+  it('in process too, a FIFO is listed as skipped and never opened', async () => {
     const dir = mkdtempSync(join(project, 'fifo-'));
     expect(spawnSync('mkfifo', [join(dir, 'pipe.js')]).status).toBe(0);
     try {
@@ -352,7 +419,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('lists a directory or a file it cannot read (EACCES) with the reason, and goes on with the rest', () => {
+  it('lists a directory or a file it cannot read (EACCES) with the reason, and goes on with the rest', async () => {
     const dir = mkdtempSync(join(project, 'denied-'));
     mkdirSync(join(dir, 'locked'));
     writeFileSync(join(dir, 'locked', 'hidden.js'), seedLoop);
@@ -374,7 +441,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     };
     const name = dir.slice(project.length + 1);
     try {
-      const { code, out } = run(['--json', name], project, fs);
+      const { code, out } = await run(['--json', name], project, fs);
       expect(code).toBe(1);
       const report = JSON.parse(out) as AuditReport;
       expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
@@ -384,15 +451,15 @@ describe('herdless audit', { timeout: 60_000 }, () => {
         unparsable: [{ path: `${name}/secret.js`, reason: 'cannot read (EACCES: permission denied)' }],
         skipped: [{ path: `${name}/locked`, reason: 'cannot list the directory (EACCES: permission denied)' }],
       });
-      const text = run([name], project, fs);
+      const text = await run([name], project, fs);
       expect(text.code).toBe(1);
       expect(text.out).toContain(
         `\ncould not check 1 file:\n  ${name}/secret.js: cannot read (EACCES: permission denied)\n` +
           `skipped 1 path:\n  ${name}/locked: cannot list the directory (EACCES: permission denied)\n`,
       );
       // Every file unreadable: nothing was checked.
-      expect(run([`${name}/secret.js`], project, fs).code).toBe(2);
-      const locked = run([`${name}/locked`], project, fs);
+      expect((await run([`${name}/secret.js`], project, fs)).code).toBe(2);
+      const locked = await run([`${name}/locked`], project, fs);
       expect(locked.code).toBe(2);
       expect(locked.out).toContain('\nnothing was checked: no file that could hold a retry could be checked\n');
     } finally {
@@ -400,7 +467,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it(`does not read a file over ${MAX_FILE_BYTES / 1024 / 1024} MB (a 600 MB .js): lists it, checks the rest`, () => {
+  it(`does not read a file over ${MAX_FILE_BYTES / 1024 / 1024} MB (a 600 MB .js): lists it, checks the rest`, async () => {
     const dir = mkdtempSync(join(project, 'big-'));
     writeFileSync(join(dir, 'seed.js'), seedLoop);
     // Sparse files: no disk used. 600 MB is past the longest string V8 makes (ERR_STRING_TOO_LONG).
@@ -410,7 +477,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     truncateSync(join(dir, 'over.js'), MAX_FILE_BYTES + 1);
     const name = dir.slice(project.length + 1);
     try {
-      const { code, out } = run(['--json', name]);
+      const { code, out } = await run(['--json', name]);
       expect(code).toBe(1);
       const report = JSON.parse(out) as AuditReport;
       expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
@@ -426,14 +493,14 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('lists a generated file whose long method chain overflows the stack in the parser, and checks the rest', () => {
+  it('lists a generated file whose long method chain overflows the stack in the parser, and checks the rest', async () => {
     const dir = mkdtempSync(join(project, 'chain-'));
     writeFileSync(join(dir, 'seed.js'), seedLoop);
     writeFileSync(join(dir, 'then.js'), `p${'.then(f)'.repeat(20_000)}.catch(g);\n`);
-    writeFileSync(join(dir, 'member.js'), `x${'.a'.repeat(20_000)}(); // catch\n`);
+    writeFileSync(join(dir, 'member.js'), `x${'.a'.repeat(20_000)}().catch(g);\n`);
     const name = dir.slice(project.length + 1);
     try {
-      const { code, out } = run(['--json', name]);
+      const { code, out } = await run(['--json', name]);
       expect(code).toBe(1);
       const report = JSON.parse(out) as AuditReport;
       expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
@@ -446,9 +513,9 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('exits 3 with the error on an internal failure (here the output cannot be written)', () => {
+  it('exits 3 with the error on an internal failure (here the output cannot be written)', async () => {
     const err: string[] = [];
-    const code = audit(
+    const code = await audit(
       ['src/clean.js'],
       {
         out: () => {
@@ -462,10 +529,10 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(err.join('')).toMatch(/^herdless audit: internal error, please report it: Error: EPIPE: broken pipe\n/);
   });
 
-  it('without ESLint in the project, exits 2 with the one-line install command', () => {
+  it('without ESLint in the project, exits 2 with the one-line install command', async () => {
     const bare = mkdtempSync(join(tmpdir(), 'herdless-audit-'));
     try {
-      const { code, out, err } = run([], bare);
+      const { code, out, err } = await run([], bare);
       expect(code).toBe(2);
       expect(out).toBe('');
       expect(err).toBe(`herdless audit needs eslint and typescript-eslint in this project; install with: ${INSTALL}\n`);
@@ -475,22 +542,58 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('--help prints the usage; a bad flag or a missing path exits 2 with one line', () => {
-    expect(run(['--help'])).toEqual({ code: 0, out: AUDIT_USAGE, err: '' });
-    const bad = run(['--fast']);
-    expect(bad.code).toBe(2);
-    expect(bad.err).toBe('herdless audit: unknown flag --fast (see herdless audit --help)\n');
-    expect(run(['nowhere'])).toEqual({ code: 2, out: '', err: 'herdless audit: no such file or directory: nowhere\n' });
+  it('an ESLint that is found but fails to load (typescript missing, say) is missing too: exit 2, once files need it', async () => {
+    const dirs: string[] = [];
+    /** A project whose eslint and typescript-eslint resolve, with these module bodies (a fresh path: no require cache). */
+    const projectWith = (eslint: string, tseslint: string) => {
+      const dir = mkdtempSync(join(tmpdir(), 'herdless-audit-broken-'));
+      dirs.push(dir);
+      for (const [name, body] of [
+        ['eslint', eslint],
+        ['typescript-eslint', tseslint],
+      ] as const) {
+        mkdirSync(join(dir, 'node_modules', name), { recursive: true });
+        writeFileSync(join(dir, 'node_modules', name, 'package.json'), JSON.stringify({ name, main: 'index.js' }));
+        writeFileSync(join(dir, 'node_modules', name, 'index.js'), body);
+      }
+      writeFileSync(join(dir, 'plain.js'), 'for (;;) { step(); }');
+      return dir;
+    };
+    const needs = (name: string) => `herdless audit needs ${name} in this project; install with: ${INSTALL}\n`;
+    try {
+      const noTypescript = projectWith('throw new Error("Cannot find module typescript");', 'module.exports = {};');
+      // Nothing to parse: ESLint is never loaded, and the audit is done.
+      expect((await run([], noTypescript)).code).toBe(0);
+      writeFileSync(join(noTypescript, 'retry.js'), seedLoop);
+      expect(await run([], noTypescript)).toEqual({ code: 2, out: '', err: needs('eslint') });
+      const brokenParser = projectWith('module.exports = { Linter: class {} };', 'throw new Error("broken");');
+      writeFileSync(join(brokenParser, 'retry.js'), seedLoop);
+      expect(await run([], brokenParser)).toEqual({ code: 2, out: '', err: needs('typescript-eslint') });
+    } finally {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
   });
 
-  it('is reached from the herdless command', () => {
+  it('--help prints the usage; a bad flag or a missing path exits 2 with one line', async () => {
+    expect(await run(['--help'])).toEqual({ code: 0, out: AUDIT_USAGE, err: '' });
+    const bad = await run(['--fast']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe('herdless audit: unknown flag --fast (see herdless audit --help)\n');
+    expect(await run(['nowhere'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'herdless audit: no such file or directory: nowhere\n',
+    });
+  });
+
+  it('is reached from the herdless command', async () => {
     const out: string[] = [];
     const io = { out: (t: string) => out.push(t), err: () => {}, errIsTTY: false, writeFile: () => {} };
-    expect(main(['audit', '--help'], io)).toBe(0);
+    expect(await main(['audit', '--help'], io)).toBe(0);
     expect(out).toEqual([AUDIT_USAGE]);
   });
 
-  it('loads ESLint from the project, never from herdless itself', () => {
+  it('loads ESLint from the project, never from herdless itself', async () => {
     const text = readFileSync(join(import.meta.dirname, '..', 'src', 'audit.ts'), 'utf8');
     expect(text).toMatch(/createRequire\(join\(cwd, 'noop\.js'\)\)/);
     expect(text).not.toMatch(/from 'eslint'|from 'typescript-eslint'/);

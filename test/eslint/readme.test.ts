@@ -16,11 +16,11 @@ const dir = join(root, 'test', '.audit-readme');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('README: find the retry loops you already have', { timeout: 60_000 }, () => {
-  it('herdless audit prints what the README says it prints', () => {
+  it('herdless audit prints what the README says it prints', async () => {
     mkdirSync(join(dir, 'src'), { recursive: true });
     writeFileSync(join(dir, 'src', 'get-user.js'), block('audit-example', 'js'));
     const out: string[] = [];
-    expect(audit([], { out: (t) => out.push(t), err: (t) => out.push(t) }, dir)).toBe(1);
+    expect(await audit([], { out: (t) => out.push(t), err: (t) => out.push(t) }, dir)).toBe(1);
     expect(out.join('').replace(/ in \d+\.\d s\n/, ' in 0.1 s\n')).toBe(block('audit-output', 'text'));
   });
 
