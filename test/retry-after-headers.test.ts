@@ -128,6 +128,11 @@ describe('readRetryAfter: values and sources', () => {
     expect(readRetryAfter(new Map([['retry-after', '3']]), NOW)).toBe(3_000);
   });
 
+  it('a null headers field is no headers: the next place is read', () => {
+    const error = Object.assign(new Error('busy'), { headers: null, response: { headers: { 'retry-after': '3' } } });
+    expect(readRetryAfter(error, NOW)).toBe(3_000);
+  });
+
   it('applies one precedence: each header wins over every one after it', () => {
     PRECEDENCE.forEach(([, first], i) => {
       for (const [, later] of PRECEDENCE.slice(i + 1)) expect(at({ ...later(9_000), ...first(2_000) })).toBe(2_000);
