@@ -14,6 +14,12 @@ const core = [
   'test/load.test.ts',
 ];
 const byFile: Record<string, string[]> = {
+  // permanent() and its unwrapping (the wrapper from another copy, a look-alike) are tested with the hooks.
+  'src/errors.ts': [...core, 'test/hooks.test.ts'],
+  // The AWS SDK v3 and gRPC error shapes, and the real clients' errors, are classified in the clients tests.
+  'src/classify.ts': [...core, 'test/clients.test.ts'],
+  // Every header form past Retry-After (RateLimit, gRPC pushback, ...) is read in the headers and clients tests.
+  'src/retry-after.ts': [...core, 'test/retry-after-headers.test.ts', 'test/clients.test.ts'],
   'src/window.ts': ['test/window.test.ts', 'test/budget.test.ts', 'test/breaker.test.ts'],
   'src/budget.ts': ['test/budget.test.ts', 'test/overload.test.ts'],
   'src/breaker.ts': [

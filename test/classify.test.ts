@@ -19,8 +19,10 @@ describe('getStatus', () => {
     [{ status: 700 }, undefined],
     [{ status: 503.5 }, undefined],
     [{ response: null }, undefined],
+    [{ response: null, $metadata: { httpStatusCode: 503 } }, 503], // a null response is passed over, not read
     [null, undefined],
     ['503', undefined],
+    [Object.assign(() => {}, { status: 503 }), undefined], // a function carries no status: only objects do
   ])('%o -> %s', (error, status) => {
     expect(getStatus(error)).toBe(status);
   });
@@ -136,6 +138,8 @@ describe('isTransient (the default classifier)', () => {
     expect(isTransient('oops')).toBe(true);
     expect(isTransient(undefined)).toBe(true);
     expect(isTransient(new DOMException('slow', 'TimeoutError'))).toBe(true);
+    // A function is no error, whatever its name (`throw TypeError`, without `new`): an unknown failure, rule 5
+    expect(isTransient(TypeError)).toBe(true);
   });
 });
 

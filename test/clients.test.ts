@@ -241,5 +241,7 @@ describe('gRPC errors, shaped as @grpc/grpc-js callErrorFromStatus (src/call.ts)
   it('a numeric code without metadata is not read as gRPC (MongoDB code 6 is HostUnreachable)', () => {
     expect(isTransient(Object.assign(new Error('host unreachable'), { code: 6 }))).toBe(true);
     expect(isTransient(Object.assign(new Error('x'), { code: 99, metadata: new Metadata() }))).toBe(true);
+    expect(isTransient(Object.assign(new Error('x'), { code: -1, metadata: new Metadata() }))).toBe(true); // below 0
+    expect(isTransient(Object.assign(new Error('x'), { code: 3, metadata: null }))).toBe(true); // null is no metadata
   });
 });

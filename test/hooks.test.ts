@@ -260,6 +260,7 @@ describe('permanent(error)', () => {
         throw other.permanent(err);
       }),
     ).rejects.toBe(err);
+    expect(other.unwrapPermanent(permanent(err))).toBe(err); // and this copy's wrapper by the other one
   });
 
   it('nested: the inner retry rejects with the error, the outer one classifies it as usual', async () => {
@@ -286,6 +287,34 @@ describe('permanent(error)', () => {
     expect(wrapped).toBeInstanceOf(Error);
     expect(wrapped.message).toMatch(/permanent failure .*: db gone/);
     expect(wrapped.cause).toBeInstanceOf(Error);
+  });
+
+  it('names itself PermanentError, with the error as its cause', () => {
+    const err = new Error('db gone');
+    const wrapped = permanent(err);
+    expect(wrapped.name).toBe('PermanentError');
+    expect(wrapped.cause).toBe(err);
+    expect(String(wrapped)).toMatch(/^PermanentError: herdless: permanent failure/);
+  });
+
+  it('a look-alike whose error getter throws is no wrapper: it is the failure, classified as usual', async () => {
+    const lookalike = {
+      'herdless.permanent': true,
+      get error(): never {
+        throw new Error('getter');
+      },
+    };
+    const isTransient = vi.fn(() => false);
+    await expect(
+      retry(
+        () => {
+          throw lookalike;
+        },
+        { isTransient },
+      ),
+    ).rejects.toBe(lookalike);
+    expect(isTransient).toHaveBeenCalledTimes(1);
+    expect((isTransient.mock.calls[0] as unknown[])[0]).toBe(lookalike); // by identity: equality would read `error`
   });
 });
 

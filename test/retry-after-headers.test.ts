@@ -128,6 +128,11 @@ describe('readRetryAfter: values and sources', () => {
     expect(readRetryAfter(new Map([['retry-after', '3']]), NOW)).toBe(3_000);
   });
 
+  it('a null headers field is no headers: the next place is read', () => {
+    const error = Object.assign(new Error('busy'), { headers: null, response: { headers: { 'retry-after': '3' } } });
+    expect(readRetryAfter(error, NOW)).toBe(3_000);
+  });
+
   it('applies one precedence: each header wins over every one after it', () => {
     PRECEDENCE.forEach(([, first], i) => {
       for (const [, later] of PRECEDENCE.slice(i + 1)) expect(at({ ...later(9_000), ...first(2_000) })).toBe(2_000);
@@ -157,6 +162,8 @@ describe('readRetryAfter: values and sources', () => {
     expect(at({ RateLimit: '"default";r=0' })).toBeUndefined();
     expect(at({ RateLimit: 'garbage' })).toBeUndefined();
     expect(at({ RateLimit: '"default"; r = 0 ; t = 7' })).toBe(7_000);
+    expect(at({ RateLimit: 't=10' })).toBeUndefined(); // the first part is the policy's name, never a parameter
+    expect(at({ RateLimit: '"default";r=0;t=10;tz' })).toBe(10_000); // a bare (boolean) parameter sets no t
   });
 
   it('RateLimit-Reset: delta seconds, only when RateLimit-Remaining is 0 or absent', () => {
@@ -173,6 +180,7 @@ describe('readRetryAfter: values and sources', () => {
     expect(at({ 'X-RateLimit-Reset': `${NOW / 1000 + 1}.123` })).toBe(1_123); // Discord's decimal epoch
     expect(at({ 'X-RateLimit-Reset': String(NOW / 1000 - 5) })).toBe(0); // already reset
     expect(at({ 'X-RateLimit-Reset': '999999999' })).toBe(999_999_999_000); // the largest delta
+    expect(at({ 'X-RateLimit-Reset': '1000000000' })).toBe(0); // 10^9 itself is an epoch (September 2001): past
     expect(at({ 'X-RateLimit-Reset': '60', 'X-RateLimit-Remaining': '4999' })).toBeUndefined();
     expect(at({ 'X-RateLimit-Reset': '-60' })).toBeUndefined();
   });

@@ -1027,9 +1027,17 @@ describe('retry: options', () => {
     [{ timeoutMs: '1s' }, TypeError, /timeoutMs must be a number/],
     [{ timeoutMs: '1000' }, TypeError, /timeoutMs must be a number .*, got '1000'/], // '1000' > 0 holds: typeof decides
     [{ attemptTimeoutMs: -5 }, RangeError, /attemptTimeoutMs must be a number > 0/],
+    [{ attemptTimeoutMs: -0 }, RangeError, /attemptTimeoutMs must be a number > 0 \(Infinity for none\), got -0$/],
     [{ maxRetryAfterMs: 0 }, RangeError, /maxRetryAfterMs must be a number > 0/],
     [{ signal: {} }, TypeError, /signal must be an AbortSignal/],
     [{ signal: null }, TypeError, /signal must be an AbortSignal, got null/],
+    // null is a wrong type, not an absent one: named, not a raw "Cannot read properties of null"
+    [{ budget: null }, TypeError, /^herdless: budget must be a RetryBudget \(createRetryBudget\(\)\), got null$/],
+    [
+      { breaker: null },
+      TypeError,
+      /^herdless: breaker must be a CircuitBreaker \(createCircuitBreaker\(\)\), got null$/,
+    ],
     [{ isTransient: true }, TypeError, /isTransient must be a function, got true/],
     [{ shouldRetryResult: 'yes' }, TypeError, /shouldRetryResult must be a function/],
     [{ onRetry: {} }, TypeError, /onRetry must be a function/],
