@@ -29,7 +29,8 @@ linted in worker threads (one per core, at most one per 50 files), with the same
 Exit codes:
   0  nothing found
   1  retry loops with problems found
-  2  a bad command line, missing ESLint, or nothing checked (files that could hold a retry were found, none checked)
+  2  a bad command line, missing ESLint, or nothing checked (no source file, or none that could hold a retry could
+     be checked)
   3  an internal error in herdless audit (please report it)
 
 Flags:

@@ -67,7 +67,7 @@ Outage only:
                                 attempt's backoff (a simulator-only reference; herdless spreads over the wait)
 
 Overload only:
-  --queue-limit none|1s         none (default): an unbounded queue; 1s: the server sheds work beyond 1 s of queue
+  --queue-limit none|1s         none (default): an unbounded queue; a duration (1s): the server sheds work beyond it
                                 with a fast 503
   --slowdown 4s                 how long the server runs at 10% of its capacity (default 4s)
   --load 0.8                    the demand as a share of capacity (default 0.8)
@@ -121,13 +121,17 @@ export interface Io {
   readonly now?: () => number;
 }
 
-const positiveInteger = (flag: string, text: string | undefined, fallback: number): number => {
+const positiveInteger = (flag: string, text: string | undefined, fallback: number, max = Infinity): number => {
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
     throw new UsageError(`--${flag} must be a positive integer, got '${text}'`);
   }
+  if (Number(text) > max) throw new UsageError(`--${flag} must be at most ${max}, got '${text}'`);
   return Number(text);
 };
+
+/** Every client is simulated in memory: 100 million took 4.7 GB and ended in a heap overflow (review). */
+const MAX_CLIENTS = 100_000;
 
 /** A duration such as 4s, 250ms or 1.5s. The unit is required: a bare `4` could mean either. */
 export function parseDuration(flag: string, text: string): number {
@@ -275,7 +279,7 @@ function run(args: readonly string[], io: Io): number {
   };
 
   if (scenario === 'contention') {
-    const clients = values.clients?.split(',').map((c) => positiveInteger('clients', c, 0));
+    const clients = values.clients?.split(',').map((c) => positiveInteger('clients', c, 0, MAX_CLIENTS));
     const runs = positiveInteger('runs', values.runs, 100);
     const result = simulateContention({
       ...(clients ? { clients } : {}),
@@ -300,7 +304,7 @@ function run(args: readonly string[], io: Io): number {
     return runOverload(values, strategies as Strategy[] | undefined, seed, io, progress, endProgress);
   }
 
-  const clients = positiveInteger('clients', values.clients, 1_000);
+  const clients = positiveInteger('clients', values.clients, 1_000, MAX_CLIENTS);
   const outageMs = values.outage === undefined ? 4_000 : parseDuration('outage', values.outage);
   const { capacity, windowMs } =
     values.capacity === undefined ? { capacity: 100, windowMs: 100 } : parseCapacity(values.capacity);
@@ -352,7 +356,7 @@ function run(args: readonly string[], io: Io): number {
   io.out(
     `outage: ${clients} clients fail for ${outageMs / 1_000} s, then the server serves ${capacity} per ${windowMs} ms\n` +
       told +
-      `each client: max ${maxAttempts} attempts${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
+      `each client: max ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'}${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
   );
   io.out(`${outageTable(result.results, capacity)}\n\n${terminalChart(series, chart)}\n`);
   if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);
@@ -421,7 +425,7 @@ function runOverload(
       values.svg as string,
       svgChart(series, {
         ...chart,
-        title: `Overload: ${s.load * 100}% of ${s.capacity}/s, ${blip}, queue limit ${formatMs(s.queueLimitMs)}`,
+        title: `Overload: ${s.load * 100}% of ${s.capacity}/s, ${blip}, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}`,
       }),
     );
   }
@@ -431,7 +435,7 @@ function runOverload(
   }
   io.out(
     `overload: demand ${s.load * 100}% of ${s.capacity}/s (FIFO, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}), ${blip} after ${s.warmupMs / 1_000} s, then ${s.afterMs / 1_000} s\n` +
-      `each request: attempt timeout ${formatMs(s.attemptTimeoutMs)}, max ${s.maxAttempts} attempts; seed ${seed}\n\n`,
+      `each request: attempt timeout ${formatMs(s.attemptTimeoutMs)}, max ${s.maxAttempts} attempt${s.maxAttempts === 1 ? '' : 's'}; seed ${seed}\n\n`,
   );
   io.out(`${overloadTable(result.results)}\n\n${terminalChart(series, chart)}\n`);
   if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);

@@ -160,6 +160,11 @@ describe('herdless simulate', () => {
     [['simulate', '--clients', '-3'], "--clients must be a positive integer, got '-3'"],
     [['simulate', '--clients', 'many'], "--clients must be a positive integer, got 'many'"],
     [['simulate', '--clients', '0'], "--clients must be a positive integer, got '0'"],
+    [['simulate', '--clients', '100000000'], "--clients must be at most 100000, got '100000000'"], // review: heap overflow
+    [
+      ['simulate', '--scenario', 'contention', '--clients', '10,100001'],
+      "--clients must be at most 100000, got '100001'",
+    ],
     [['simulate', '--outage', 'soon'], "--outage must be a duration like 4s or 250ms, got 'soon'"],
     [['simulate', '--capacity', 'lots'], "--capacity must be like 100/100ms (requests per window), got 'lots'"],
     [['simulate', '--capacity', '10/0ms'], "--capacity needs a window longer than 0, got '10/0ms'"],
