@@ -526,6 +526,10 @@ describe('fn and random are checked', () => {
     );
     await expect(run).rejects.toThrow(/herdless: random\(\) must be a number in \[0, 1\), got 5/);
     await expect(run).rejects.toMatchObject({ cause: boom });
+    // Set as an ordinary own property would be: the catcher may still redefine or delete it.
+    const error = await run.catch((e: unknown) => e as Error);
+    expect(Object.getOwnPropertyDescriptor(error, 'cause')).toMatchObject({ value: boom, configurable: true });
+    expect(delete (error as { cause?: unknown }).cause).toBe(true);
   });
 
   it('a random that throws its own error is not touched', async () => {
