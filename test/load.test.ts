@@ -171,7 +171,15 @@ describe('one signal shared by many calls', () => {
       let slow: ReturnType<typeof settle>;
       if (order === 'first') [quick, slow] = [quickly(), slowly()];
       else [slow, quick] = [slowly(), quickly()];
-      const other = settle(retry((ctx) => (void ctx.signal, never()), { signal })); // a third holds it throughout
+      const other = settle(
+        retry(
+          (ctx) => {
+            void ctx.signal;
+            return never();
+          },
+          { signal },
+        ),
+      ); // a third holds it throughout
       expect(getEventListeners(signal, 'abort')).toHaveLength(1); // one listener for the three
       await expect(quick).resolves.toBe('done');
       expect(getEventListeners(signal, 'abort')).toHaveLength(1);
