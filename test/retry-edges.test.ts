@@ -399,3 +399,14 @@ describe('retry: an abort during isTransient or shouldRetryResult stops the call
     });
   }
 });
+
+describe('retry: a signal aborted before the call', () => {
+  it('rejects with its reason without touching the budget (no deposit for a call that never starts)', async () => {
+    const budget = createRetryBudget({ ratio: 1, minPerSecond: 0 });
+    const reason = new Error('aborted before');
+    const fn = vi.fn();
+    await expect(retry(fn, { signal: AbortSignal.abort(reason), budget })).rejects.toBe(reason);
+    expect(budget.available()).toBe(0);
+    expect(fn).not.toHaveBeenCalled();
+  });
+});
