@@ -21,18 +21,25 @@ const byFile: Record<string, string[]> = {
   // Every header form past Retry-After (RateLimit, gRPC pushback, ...) is read in the headers and clients tests.
   'src/retry-after.ts': [...core, 'test/retry-after-headers.test.ts', 'test/clients.test.ts'],
   'src/window.ts': ['test/window.test.ts', 'test/budget.test.ts', 'test/breaker.test.ts'],
-  'src/budget.ts': ['test/budget.test.ts', 'test/overload.test.ts'],
+  // The budget and the breaker are driven through retry()'s Pass (a budget behind a breaker in breaker.test.ts; the
+  // first attempt, a broken clock and callbacks at the deadline in retry-edges.test.ts), and through the simulator.
+  'src/budget.ts': ['test/budget.test.ts', 'test/breaker.test.ts', 'test/retry-edges.test.ts', 'test/overload.test.ts'],
   'src/breaker.ts': [
     'test/breaker.test.ts',
     'test/breaker-edges.test.ts',
     'test/budget.test.ts',
+    'test/retry-edges.test.ts',
     'test/overload.test.ts',
   ],
-  // validate.ts's checks for the budget and breaker options (shaped(), the named unknown-option message) run there.
+  // validate.ts's checks for the budget and breaker options (having(), the named unknown-option message) run there,
+  // and so do policy.ts's calls of them.
   'src/validate.ts': [...core, 'test/budget.test.ts', 'test/breaker.test.ts'],
+  // policy.ts's defaults and checks of the hooks' options (unref, retryAfter): hooks.test.ts.
+  'src/policy.ts': [...core, 'test/hooks.test.ts', 'test/budget.test.ts', 'test/breaker.test.ts'],
   'src/http/fetch.ts': ['test/fetch.test.ts', 'test/fetch-stub.test.ts'],
-  // wait.ts's registry and guard: the abort orderings of the hooks tests (a synthetic event, an attempt's signal).
-  'src/wait.ts': [...core, 'test/hooks.test.ts', 'test/retry-edges.test.ts'],
+  // wait.ts's registry and guard: the abort orderings of the hooks tests (a synthetic event, an attempt's signal), and
+  // guard()'s arming at once under a fake clock (fake-clocks.test.ts).
+  'src/wait.ts': [...core, 'test/hooks.test.ts', 'test/retry-edges.test.ts', 'test/fake-clocks.test.ts'],
   'src/retry.ts': [
     ...core,
     'test/hooks.test.ts',

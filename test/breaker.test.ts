@@ -57,9 +57,11 @@ describe('createCircuitBreaker: closed to open', () => {
   it('counts each attempt, not each retry() call', async () => {
     const { breaker, changes } = watched({ consecutiveFailures: 3 });
     const fn = vi.fn(() => Promise.reject(transient()));
-    const run = settle(retry(fn, { breaker, maxAttempts: 10, baseMs: 10 }));
+    const onRetry = vi.fn();
+    const run = settle(retry(fn, { breaker, maxAttempts: 10, baseMs: 10, onRetry }));
     await fake.clock.runAllAsync();
     expect(fn).toHaveBeenCalledTimes(3);
+    expect(onRetry).toHaveBeenCalledTimes(2); // no retry announced, nor slept, after the failure that opened it
     expect(changes).toEqual(['closed>open:consecutive-failures']);
     // the third failure opened it, so the call gave up instead of sleeping towards a fourth attempt
     expect(run.result.reason).toMatchObject({ reason: 'circuit-open', attempts: 3 });

@@ -67,6 +67,17 @@ describe('decide: the retry decision as a value', () => {
     });
   });
 
+  it("stops with 'retry-after' when a server wait near the largest double overflows to Infinity once spread", () => {
+    // No deadline and no maxRetryAfterMs to catch it: Number.MAX_VALUE passes both, and only its spread overflows.
+    const p = policy({ maxRetryAfterMs: Infinity, capMs: Number.MAX_VALUE, baseMs: 1 });
+    expect(decide(p, 1, 0, Number.MAX_VALUE, undefined)).toEqual({ retry: false, reason: 'retry-after' });
+    expect(decide(p, 1, 0, Number.MAX_VALUE / 4, undefined)).toEqual({
+      retry: true,
+      delayMs: Number.MAX_VALUE / 4 + Number.MAX_VALUE / 8, // the wait plus half (random 0.5) of a spread as large
+      backoffMs: undefined,
+    });
+  });
+
   it('checks the deadline against the whole sleep, the spread included', () => {
     // 1 000 + 0.5 * 1 000 = 1 500: ends exactly at a 1 500 ms deadline, so it is not started.
     expect(decide(policy({ timeoutMs: 1_500 }), 1, 0, 1_000, undefined)).toEqual({ retry: false, reason: 'timeout' });

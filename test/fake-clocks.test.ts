@@ -65,6 +65,18 @@ describe('a fake clock ticked synchronously right after the call', () => {
       expect(quick.result.value).toBe('ok');
       expect(clock.count()).toBe(0);
     });
+
+    it(`${name}: an attempt that returns a plain value arms no timer and adds no listener, even for a moment`, async () => {
+      const clock = install();
+      done = clock.done;
+      const controller = new AbortController();
+      // Looked at synchronously, right after the call: guard() has run up to its first wait by then.
+      const run = settle(retry(() => 'sync', { signal: controller.signal, timeoutMs: 5_000, attemptTimeoutMs: 1_000 }));
+      expect(clock.count()).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      expect(run.result.value).toBe('sync');
+    });
   }
 });
 
@@ -75,11 +87,13 @@ describe('on the real clock', () => {
     const controller = new AbortController();
     const add = vi.spyOn(controller.signal, 'addEventListener');
     const timers = vi.spyOn(globalThis, 'setTimeout');
+    const clears = vi.spyOn(globalThis, 'clearTimeout');
     const policy = createPolicy({ signal: controller.signal, timeoutMs: 5_000, attemptTimeoutMs: 1_000 });
     await expect(retry(async () => 'at once', policy)).resolves.toBe('at once');
     await expect(retry(() => 'sync', policy)).resolves.toBe('sync');
     expect(add).not.toHaveBeenCalled();
     expect(timers).not.toHaveBeenCalled();
+    expect(clears).not.toHaveBeenCalled(); // nor clears one it never armed
     // One still pending a microtask later does both, and lets go of them.
     await expect(retry(() => new Promise((r) => setTimeout(r, 1, 'later')), policy)).resolves.toBe('later');
     expect(add).toHaveBeenCalledTimes(1);

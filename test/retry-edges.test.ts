@@ -361,3 +361,52 @@ describe('retry: the first attempt, an abort mid-attempt, a broken breaker clock
     expect(fn).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('retry: an abort during isTransient or shouldRetryResult stops the call there', () => {
+  const reason = new Error('aborted by caller');
+  for (const pending of [false, true]) {
+    const how = pending ? 'while its promise is pending' : 'from inside it, synchronously';
+    it(`isTransient, ${how}: rejects with the reason, and onRetry is never called`, async () => {
+      const controller = new AbortController();
+      const onRetry = vi.fn();
+      const isTransient = () => {
+        if (!pending) controller.abort(reason);
+        return pending ? new Promise<boolean>(() => {}) : true;
+      };
+      const run = settle(
+        retry(() => Promise.reject(new Error('blip')), { signal: controller.signal, isTransient, onRetry, baseMs: 0 }),
+      );
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      if (pending) controller.abort(reason);
+      await fake.clock.runAllAsync();
+      expect(run.result.reason).toBe(reason);
+      expect(onRetry).not.toHaveBeenCalled();
+    });
+
+    it(`shouldRetryResult, ${how}: rejects with the reason, and onFailure is never called`, async () => {
+      const controller = new AbortController();
+      const onFailure = vi.fn();
+      const shouldRetryResult = () => {
+        if (!pending) controller.abort(reason);
+        return pending ? new Promise<boolean>(() => {}) : true;
+      };
+      const run = settle(retry(() => 'value', { signal: controller.signal, shouldRetryResult, onFailure, baseMs: 0 }));
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      if (pending) controller.abort(reason);
+      await fake.clock.runAllAsync();
+      expect(run.result.reason).toBe(reason);
+      expect(onFailure).not.toHaveBeenCalled();
+    });
+  }
+});
+
+describe('retry: a signal aborted before the call', () => {
+  it('rejects with its reason without touching the budget (no deposit for a call that never starts)', async () => {
+    const budget = createRetryBudget({ ratio: 1, minPerSecond: 0 });
+    const reason = new Error('aborted before');
+    const fn = vi.fn();
+    await expect(retry(fn, { signal: AbortSignal.abort(reason), budget })).rejects.toBe(reason);
+    expect(budget.available()).toBe(0);
+    expect(fn).not.toHaveBeenCalled();
+  });
+});

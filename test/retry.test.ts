@@ -1041,6 +1041,9 @@ describe('retry: options', () => {
     [{ isTransient: true }, TypeError, /isTransient must be a function, got true/],
     [{ shouldRetryResult: 'yes' }, TypeError, /shouldRetryResult must be a function/],
     [{ onRetry: {} }, TypeError, /onRetry must be a function/],
+    [{ onFailure: 1 }, TypeError, /onFailure must be a function, got 1/],
+    [{ retryAfter: 'soon' }, TypeError, /retryAfter must be a function, got 'soon'/],
+    [{ unref: 1 }, TypeError, /unref must be a boolean, got 1/],
     [{ jitter: 'random' }, RangeError, /jitter must be one of/],
     [{ capMs: 10, baseMs: 20 }, RangeError, /capMs must be a finite number >= baseMs \(20\), got 10/],
   ])('%o: retry() rejects without calling fn; createPolicy() throws synchronously', async (options, Kind, message) => {
