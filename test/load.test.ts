@@ -228,6 +228,16 @@ describe('callbacks are bounded by the deadline and the abort', () => {
     expect(fake.clock.countTimers()).toBe(0);
   });
 
+  it('a callback that starts late still ends at the deadline counted from the call, not from the callback', async () => {
+    const late = () => new Promise((_, reject) => setTimeout(reject, 60, transient())); // fn fails at 60 ms
+    const run = settle(retry(late, { isTransient: () => never(), timeoutMs: 100 }));
+    await fake.clock.tickAsync(99);
+    expect(run.result.status).toBe('pending');
+    await fake.clock.tickAsync(1);
+    expect(run.result.reason).toMatchObject({ reason: 'timeout', attempts: 1, elapsedMs: 100 });
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
   it('a shouldRetryResult that never settles resolves with the value at the deadline', async () => {
     const run = settle(retry(() => 'v', { shouldRetryResult: () => never(), timeoutMs: 100 }));
     await fake.clock.tickAsync(100);
