@@ -125,8 +125,8 @@ export async function retry<T>(
       }
       const context = new Attempt(attempt, startedMs, watch);
       if (watch !== undefined) watch.current = context;
-      // The attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
-      const fromMs = pass === undefined ? startedMs : now() - start;
+      // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
+      const fromMs = guarded && pass !== undefined ? now() - start : startedMs;
       let outcome: unknown;
       let failed = false;
       try {
