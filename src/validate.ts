@@ -93,15 +93,25 @@ export function onlyKnown(
   what: string,
   suggest?: (key: string) => string | undefined,
 ): void {
-  for (const key of Object.keys(options)) {
-    if (known.has(key)) continue;
-    const meant = suggest?.(key);
-    const error = new TypeError(
-      `herdless: unknown ${what === '' ? '' : `${what} `}option '${key}'${meant === undefined ? '' : `; did you mean ${meant}?`} (known: ${[...known].join(', ')})`,
-    );
-    own.add(error);
-    throw error;
+  // for-in, not Object.keys(): no array for every per-call policy (it was a sixth of a per-call policy's checks). It
+  // also walks inherited keys, which are passed over, as Object.keys() would.
+  for (const key in options) {
+    if (!known.has(key) && Object.hasOwn(options, key)) unknown(key, known, what, suggest);
   }
+}
+
+function unknown(
+  key: string,
+  known: ReadonlySet<string>,
+  what: string,
+  suggest?: (key: string) => string | undefined,
+): never {
+  const meant = suggest?.(key);
+  const error = new TypeError(
+    `herdless: unknown ${what === '' ? '' : `${what} `}option '${key}'${meant === undefined ? '' : `; did you mean ${meant}?`} (known: ${[...known].join(', ')})`,
+  );
+  own.add(error);
+  throw error;
 }
 
 /**
