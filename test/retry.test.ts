@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createCircuitBreaker,
   createPolicy,
+  createRetryBudget,
   type RetryContext,
   RetryError,
   type RetryEvent,
@@ -1053,6 +1054,22 @@ describe('retry: options', () => {
     await expect(result).rejects.toThrow(message);
     expect(fn).not.toHaveBeenCalled();
     expect(() => createPolicy(options as never)).toThrow(message);
+  });
+
+  it('inherited keys are read as options but never named as unknown; an own unknown key still is', async () => {
+    // onlyKnown walks keys with for-in (no array per call): inherited ones must be passed over as Object.keys() did.
+    const base = { maxAttempts: 1, notAnOption: true };
+    const inherits = Object.create(base) as Record<string, unknown>;
+    const fn = vi.fn(() => Promise.reject(Object.assign(new Error('blip'), { status: 503 })));
+    await expect(retry(fn, inherits)).rejects.toMatchObject({ name: 'RetryError', attempts: 1 });
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(createPolicy(inherits).maxAttempts).toBe(1);
+    inherits.maxAtempts = 2;
+    expect(() => createPolicy(inherits)).toThrow(/^herdless: unknown option 'maxAtempts'; did you mean maxAttempts\?/);
+    const budgetOptions = Object.create({ extra: 1, ratio: 0.5 }) as Record<string, unknown>;
+    expect(createRetryBudget(budgetOptions).available()).toBe(100);
+    budgetOptions.windowMz = 1;
+    expect(() => createRetryBudget(budgetOptions)).toThrow(/unknown retry budget option 'windowMz'/);
   });
 
   it('a policy that is not an object', async () => {
