@@ -1,7 +1,7 @@
 import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { FAILURE, type Guard, RELEASE, type Settle, START, SUCCESS } from './guard';
-import { type RetryContext, type RetryOptions, toPolicy } from './policy';
+import { type RetryContext, type RetryOptions, type RetryPolicy, toPolicy } from './policy';
 import { fail, withCause } from './validate';
 import { ABORTED, guard, isThenable, TIMED_OUT, Watch } from './wait';
 
@@ -88,15 +88,54 @@ class Attempt implements RetryContext {
  * );
  * ```
  */
-export async function retry<T>(
+export function retry<T>(fn: (context: RetryContext) => T | PromiseLike<T>, policy?: RetryOptions<T>): Promise<T> {
+  let p: RetryPolicy<T>;
+  let start: number;
+  try {
+    if (typeof fn !== 'function') fail(TypeError, 'fn', 'a function', fn);
+    p = toPolicy(policy);
+    if (p.signal?.aborted) throw p.signal.reason;
+    start = now();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  // The common call (no signal, deadline, attempt timeout, result check, budget or breaker) makes its first attempt
+  // in a function of its own, small enough that its await costs what a hand-written loop's does: awaiting inside the
+  // loop costs a success about 150 ns more (measured, Node 20: a quarter of such a call). A failure hands over to the
+  // loop, which goes on from that attempt's error as though it had made it. Neither adds a tick to the other's path.
+  // (A validated policy holds none of these as null.)
+  return (p.signal ?? p.shouldRetryResult ?? p.budget ?? p.breaker) === undefined &&
+    p.timeoutMs === Infinity &&
+    p.attemptTimeoutMs === Infinity
+    ? once(fn, p, start)
+    : loop(fn, p, start, false, undefined);
+}
+
+/** The first attempt of a call that needs no timer, listener or guard; the loop makes the rest, if it fails. */
+async function once<T>(
   fn: (context: RetryContext) => T | PromiseLike<T>,
-  policy?: RetryOptions<T>,
+  p: RetryPolicy<T>,
+  start: number,
 ): Promise<T> {
-  if (typeof fn !== 'function') fail(TypeError, 'fn', 'a function', fn);
-  const p = toPolicy(policy);
+  try {
+    return await fn(new Attempt(1, 0, undefined));
+  } catch (error) {
+    return loop(fn, p, start, true, error);
+  }
+}
+
+/**
+ * The retry loop: every attempt of a call, or every attempt after the first when {@link retry} made that one and it
+ * failed (`handed`: its error is `first`).
+ */
+async function loop<T>(
+  fn: (context: RetryContext) => T | PromiseLike<T>,
+  p: RetryPolicy<T>,
+  start: number,
+  handed: boolean,
+  first: unknown,
+): Promise<T> {
   const { signal, timeoutMs, attemptTimeoutMs } = p;
-  if (signal?.aborted) throw signal.reason;
-  const start = now();
   const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
   const guarded = watch !== undefined || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
   let errors: ErrorLog | undefined;
@@ -116,26 +155,30 @@ export async function retry<T>(
   try {
     for (; ; attempt++) {
       const startedMs = attempt === 1 ? 0 : now() - start;
-      // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
-      // give up without this attempt (the finally refunds what it spent). A first attempt refused throws.
-      reason = startedMs >= timeoutMs ? 'timeout' : pass?.settle(START, last);
-      if (reason) {
-        attempt--;
-        break;
-      }
-      const context = new Attempt(attempt, startedMs, watch);
-      if (watch !== undefined) watch.current = context;
-      // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
-      const fromMs = guarded && pass !== undefined ? now() - start : startedMs;
-      let outcome: unknown;
-      let failed = false;
-      try {
-        outcome = await (guarded
-          ? guard(Math.min(attemptTimeoutMs, timeoutMs - fromMs), watch, p.unref, fn, context, start + fromMs)
-          : fn(context));
-      } catch (error) {
-        failed = true;
-        outcome = error;
+      let context: Attempt | undefined;
+      let outcome: unknown = first;
+      let failed = handed; // the first attempt, made and failed in retry()
+      if (handed) handed = false;
+      else {
+        // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
+        // give up without this attempt (the finally refunds what it spent). A first attempt refused throws.
+        reason = startedMs >= timeoutMs ? 'timeout' : pass?.settle(START, last);
+        if (reason) {
+          attempt--;
+          break;
+        }
+        context = new Attempt(attempt, startedMs, watch);
+        if (watch !== undefined) watch.current = context;
+        // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
+        const fromMs = guarded && pass !== undefined ? now() - start : startedMs;
+        try {
+          outcome = await (guarded
+            ? guard(Math.min(attemptTimeoutMs, timeoutMs - fromMs), watch, p.unref, fn, context, start + fromMs)
+            : fn(context));
+        } catch (error) {
+          failed = true;
+          outcome = error;
+        }
       }
       if (outcome === ABORTED) throw (signal as AbortSignal).reason;
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
@@ -149,7 +192,7 @@ export async function retry<T>(
             : `herdless: attemptTimeoutMs ${attemptTimeoutMs} passed`,
           'TimeoutError',
         );
-        Attempt.stop(context, outcome);
+        Attempt.stop(context as Attempt, outcome);
         failed = true;
       } else if (failed) {
         const unwrapped = unwrapPermanent(outcome);
