@@ -4,20 +4,23 @@
  * variant (a copy of src/ with something taken out, say every budget and breaker line) whose cost is the difference.
  *
  * Run: node bench/hook-size.mjs [srcDir] [otherSrcDir]
- *   one tree: its sizes; two trees: both, and the first minus the second.
+ *   one tree: its sizes; two trees: both, and the first minus the second; --hooks: src/ against src/ without hooks.
  * Reported here, never asserted in tests (size-limit holds the limits, on the built package).
  *
- * What the budget's and breaker's hooks cost `{ retry }`, measured so (2026-11-30, esbuild from tsup 8.5.1): copy
- * src/ of main at 15402a7 to /tmp/no-hooks/src and delete every budget and breaker line from retry.ts, decide.ts and
- * policy.ts (the admit/deposit/recordSuccess/recordFailure/release calls and their variables, decide()'s two checks
- * and `spent`, the options' validation, their defaults and their two names in the known options), then run
- * `node bench/hook-size.mjs src /tmp/no-hooks/src`. The `diff` of `{ retry }` is the hooks' cost: 304 B gzipped
- * (834 B minified) at 15402a7, 147 B (304 B) after the Guard/Pass redesign (of which the two options' validation is
- * about 55 B), 127 B (329 B) once the signal, budget and breaker options share one `having()` check (the no-hooks
- * tree keeping its inline signal check, and both trees the same wait.ts). Budget and breaker alone differ by a few dozen bytes between two trees where their code is the same:
- * esbuild's short names depend on the whole bundle, and gzip on those names.
+ * What the budget's and breaker's hooks cost `{ retry }`: `node bench/hook-size.mjs --hooks` copies src/ to a
+ * temporary folder, deletes every budget and breaker line from retry.ts and policy.ts there (the pass, its four
+ * settle calls and their variables, the two options' validation, their names among the known options and their
+ * fields; see NO_HOOKS below, which fails loudly when the sources no longer read as it expects), and compares the
+ * two trees. The `diff` of `{ retry }` is the hooks' cost. Figures, esbuild from tsup 8.5.1: 304 B gzipped (834 B
+ * minified) at 15402a7, when the calls lived in retry.ts and decide.ts; 147 B (304 B) after the Guard/Pass redesign
+ * (of which the two options' validation is about 55 B); 127 B (329 B) once the signal, budget and breaker options
+ * shared one `having()` check. (Those three were measured by hand-edited copies, as NO_HOOKS now does.) Budget and
+ * breaker alone differ by a few dozen bytes between two trees where their code is the same: esbuild's short names
+ * depend on the whole bundle, and gzip on those names.
  */
-import { resolve } from 'node:path';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
@@ -49,9 +52,76 @@ async function size(srcDir, statement) {
   }
 }
 
+/**
+ * What the hooks are: [file, text as it stands in src/, what it reads without the budget and the breaker]. Each text
+ * must stand in its file exactly once.
+ */
+const NO_HOOKS = [
+  ['retry.ts', "import { FAILURE, type Guard, RELEASE, type Settle, START, SUCCESS } from './guard';\n", ''],
+  ['retry.ts', '(p.signal ?? p.shouldRetryResult ?? p.budget ?? p.breaker)', '(p.signal ?? p.shouldRetryResult)'],
+  [
+    'retry.ts',
+    `  // The call's pass through the policy's guards (its breaker, in front of its budget), and how the call's exit settles
+  // it. Written out rather than shared with the simulator's copy: a helper costs { retry } 15 B gzipped.
+  const pass = ((p.breaker ?? p.budget) as Guard | undefined)?.open(p.budget as Guard | undefined);
+  let end: Settle = RELEASE;\n`,
+    '',
+  ],
+  [
+    'retry.ts',
+    "        reason = startedMs >= timeoutMs ? 'timeout' : pass?.settle(START, last);\n        if (reason) {\n",
+    "        if (startedMs >= timeoutMs) {\n          reason = 'timeout';\n",
+  ],
+  [
+    'retry.ts',
+    'const fromMs = guarded && pass !== undefined ? now() - start : startedMs;',
+    'const fromMs = startedMs;',
+  ],
+  ['retry.ts', '          end = SUCCESS;\n', ''],
+  ['retry.ts', '        if (timedOut || !byDeadline) reason = pass?.settle(FAILURE);\n', ''],
+  [
+    'retry.ts',
+    "      if (reason) break; // the breaker's or the budget's refusal of this retry, before any sleep\n",
+    '',
+  ],
+  ['retry.ts', '    pass?.settle(end);\n', ''],
+  ['policy.ts', "import type { CircuitBreaker } from './breaker';\nimport type { RetryBudget } from './budget';\n", ''],
+  ['policy.ts', '  readonly budget?: RetryBudget | undefined;\n', ''],
+  ['policy.ts', '  readonly breaker?: CircuitBreaker | undefined;\n', ''],
+  ['policy.ts', '  readonly budget: RetryBudget | undefined;\n  readonly breaker: CircuitBreaker | undefined;\n', ''],
+  ['policy.ts', "  'budget',\n  'breaker',\n", ''],
+  ['policy.ts', '  declare budget: RetryBudget | undefined;\n  declare breaker: CircuitBreaker | undefined;\n', ''],
+  [
+    'policy.ts',
+    `  p.budget = having('budget', options.budget, 'open', 'a RetryBudget (createRetryBudget())');
+  p.breaker = having('breaker', options.breaker, 'open', 'a CircuitBreaker (createCircuitBreaker())');\n`,
+    '',
+  ],
+];
+
+/** A copy of `srcDir` without the budget's and breaker's hooks (see NO_HOOKS), in a temporary folder. */
+function withoutHooks(srcDir) {
+  const dir = join(mkdtempSync(join(tmpdir(), 'herdless-no-hooks-')), 'src');
+  cpSync(srcDir, dir, { recursive: true });
+  for (const [file, text, replacement] of NO_HOOKS) {
+    const path = join(dir, file);
+    const source = readFileSync(path, 'utf8');
+    if (source.split(text).length !== 2) {
+      throw new Error(
+        `bench/hook-size.mjs: src/${file} no longer holds, once, ${JSON.stringify(text)}: update NO_HOOKS`,
+      );
+    }
+    writeFileSync(path, source.replace(text, replacement));
+  }
+  return dir;
+}
+
 process.stdout.on('error', () => {}); // a reader that closes early (| head)
-const dirs = process.argv.slice(2).map((d) => resolve(d));
+const args = process.argv.slice(2);
+const hooks = args.includes('--hooks');
+const dirs = args.filter((a) => a !== '--hooks').map((d) => resolve(d));
 if (dirs.length === 0) dirs.push(resolve('src'));
+if (hooks) dirs.splice(1, dirs.length, withoutHooks(dirs[0]));
 const show = (s) => (s === null ? '-' : `${s.gzip} B gzip (${s.min} B min)`);
 for (const [name, statement] of Object.entries(IMPORTS)) {
   const sizes = await Promise.all(dirs.map((d) => size(d, statement)));
@@ -60,3 +130,4 @@ for (const [name, statement] of Object.entries(IMPORTS)) {
   if (a && b) line += `  |  diff ${a.gzip - b.gzip} B gzip (${a.min - b.min} B min)`;
   console.log(line);
 }
+if (hooks) rmSync(resolve(dirs[1], '..'), { recursive: true, force: true });
