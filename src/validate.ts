@@ -93,11 +93,8 @@ export function onlyKnown(
   what: string,
   suggest?: (key: string) => string | undefined,
 ): void {
-  // for-in, not Object.keys(): no array for every per-call policy (it was a sixth of a per-call policy's checks). It
-  // also walks inherited keys, which are passed over, as Object.keys() would.
-  for (const key in options) {
-    if (!known.has(key) && Object.hasOwn(options, key)) unknown(key, known, what, suggest);
-  }
+  // Object.keys(), not for-in: for-in would also walk the prototype chain (its length, and a Proxy's traps there).
+  for (const key of Object.keys(options)) if (!known.has(key)) unknown(key, known, what, suggest);
 }
 
 function unknown(

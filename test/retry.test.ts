@@ -1072,6 +1072,34 @@ describe('retry: options', () => {
     expect(() => createRetryBudget(budgetOptions)).toThrow(/unknown retry budget option 'windowMz'/);
   });
 
+  it("the unknown-key check reads only the object's own keys: never its prototype's (review: for-in walked them)", async () => {
+    const trap = (what: string) => () => {
+      throw new Error(`${what} trap`);
+    };
+    // A prototype whose own keys cannot be listed, and one whose own prototype cannot be read: neither is asked (but
+    // retry() tells a policy by instanceof, which reads the prototype chain, as it always has).
+    const unlisted = new Proxy({}, { ownKeys: trap('ownKeys') });
+    await expect(retry(() => 'ok', Object.create(unlisted))).resolves.toBe('ok');
+    for (const prototype of [unlisted, new Proxy({}, { getPrototypeOf: trap('proto') })]) {
+      expect(createRetryBudget(Object.create(prototype)).available()).toBe(100);
+      expect(createCircuitBreaker(Object.create(prototype)).state).toBe('closed');
+    }
+    const noPrototype = new Proxy({}, { getPrototypeOf: trap('proto') });
+    expect(createRetryBudget(noPrototype).available()).toBe(100);
+    expect(createCircuitBreaker(noPrototype).state).toBe('closed');
+    // A Proxy that says once that it has a key, and then that it does not: the key is still named.
+    let asked = 0;
+    const lying = new Proxy(
+      {},
+      {
+        ownKeys: () => ['bogus'],
+        getOwnPropertyDescriptor: () =>
+          asked++ === 0 ? { value: 1, enumerable: true, configurable: true, writable: true } : undefined,
+      },
+    );
+    await expect(retry(() => 'ok', lying)).rejects.toThrow(/^herdless: unknown option 'bogus'/);
+  });
+
   it('a policy that is not an object', async () => {
     await expect(retry(() => 1, 3 as never)).rejects.toThrow(/the policy must be an object, got 3/);
     expect(() => createPolicy(null as never)).toThrow(
