@@ -96,44 +96,62 @@ export function retry<T>(fn: (context: RetryContext) => T | PromiseLike<T>, poli
     p = toPolicy(policy);
     if (p.signal?.aborted) throw p.signal.reason;
     start = now();
+    // The common call (no signal, deadline, attempt timeout, result check, budget or breaker; a validated policy
+    // holds none of these as null) makes its first attempt here and awaits it in a small function of its own: a
+    // success costs about 150 ns less than awaited inside the loop (measured, Node 20: a third of such a call). A
+    // failure hands over to the loop, which goes on from that attempt's error as though it had made it. Every other
+    // call is the loop's from the start.
+    if (
+      (p.signal ?? p.shouldRetryResult ?? p.budget ?? p.breaker) !== undefined ||
+      p.timeoutMs !== Infinity ||
+      p.attemptTimeoutMs !== Infinity
+    ) {
+      return loop(fn, p, start, false, undefined);
+    }
   } catch (error) {
-    return Promise.reject(error);
+    return rejected(error); // never a synchronous throw, whatever a policy's getter does
   }
-  // The common call (no signal, deadline, attempt timeout, result check, budget or breaker) makes its first attempt
-  // in a function of its own, small enough that its await costs what a hand-written loop's does: awaiting inside the
-  // loop costs a success about 150 ns more (measured, Node 20: a quarter of such a call). A failure hands over to the
-  // loop, which goes on from that attempt's error as though it had made it. Neither adds a tick to the other's path.
-  // (A validated policy holds none of these as null.)
-  return (p.signal ?? p.shouldRetryResult ?? p.budget ?? p.breaker) === undefined &&
-    p.timeoutMs === Infinity &&
-    p.attemptTimeoutMs === Infinity
-    ? once(fn, p, start)
-    : loop(fn, p, start, false, undefined);
+  let result: T | PromiseLike<T>;
+  try {
+    result = fn(new Attempt(1, 0, undefined));
+  } catch (error) {
+    return loop(fn, p, start, true, error); // a synchronous throw: the loop's promise is the call's, no tick added
+  }
+  return first(result, fn, p, start);
 }
 
-/** The first attempt of a call that needs no timer, listener or guard; the loop makes the rest, if it fails. */
-async function once<T>(
+/** An async function's rejected promise: a native one, whatever `globalThis.Promise` is now. */
+async function rejected(error: unknown): Promise<never> {
+  throw error;
+}
+
+/**
+ * The first attempt's result, awaited, for a call that needs no timer, listener or guard; its rejection goes to the
+ * loop (one microtask later than the loop would have seen it: its promise is awaited here).
+ */
+async function first<T>(
+  result: T | PromiseLike<T>,
   fn: (context: RetryContext) => T | PromiseLike<T>,
   p: RetryPolicy<T>,
   start: number,
 ): Promise<T> {
   try {
-    return await fn(new Attempt(1, 0, undefined));
+    return await result;
   } catch (error) {
-    return loop(fn, p, start, true, error);
+    return await loop(fn, p, start, true, error);
   }
 }
 
 /**
  * The retry loop: every attempt of a call, or every attempt after the first when {@link retry} made that one and it
- * failed (`handed`: its error is `first`).
+ * failed (`handed`: its error is `failure`).
  */
 async function loop<T>(
   fn: (context: RetryContext) => T | PromiseLike<T>,
   p: RetryPolicy<T>,
   start: number,
   handed: boolean,
-  first: unknown,
+  failure: unknown,
 ): Promise<T> {
   const { signal, timeoutMs, attemptTimeoutMs } = p;
   const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
@@ -156,7 +174,7 @@ async function loop<T>(
     for (; ; attempt++) {
       const startedMs = attempt === 1 ? 0 : now() - start;
       let context: Attempt | undefined;
-      let outcome: unknown = first;
+      let outcome: unknown = failure;
       let failed = handed; // the first attempt, made and failed in retry()
       if (handed) handed = false;
       else {

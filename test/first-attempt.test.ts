@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { permanent, type RetryOptions, retry } from '../src/index';
+import { describe, expect, it, vi } from 'vitest';
+import { createPolicy, permanent, type RetryOptions, retry } from '../src/index';
 import { seeded, settle, useFakeClock } from './helpers';
 
 // retry() makes the first attempt of a call with no signal, deadline, attempt timeout, result check, budget or
@@ -109,3 +109,92 @@ describe('retry: the first attempt made outside the loop', () => {
     });
   });
 });
+
+/** The microtask on which `promise` settles, counted from the call that made it (0: already settled). */
+async function tickOf(make: () => Promise<unknown>): Promise<number> {
+  let ticks = 0;
+  let settledAt = -1;
+  const count = () => {
+    ticks++;
+    if (settledAt < 0 && ticks < 50) queueMicrotask(count);
+  };
+  queueMicrotask(count);
+  const mark = () => {
+    settledAt = ticks;
+  };
+  make().then(mark, mark);
+  for (let i = 0; i < 60; i++) await Promise.resolve();
+  return settledAt;
+}
+
+describe('retry: the first attempt outside the loop, at its edges (review)', () => {
+  const blip = () => Object.assign(new Error('blip'), { status: 503 });
+
+  it('never throws synchronously, even for a policy whose getters throw (a Proxy of one, an object made from one)', async () => {
+    const policy = createPolicy({ maxAttempts: 2 });
+    const trap = new Error('trap');
+    const hostile = [
+      new Proxy(policy, {
+        get: (target, key, receiver) => (key === 'budget' ? thrower(trap) : Reflect.get(target, key, receiver)),
+      }),
+      Object.defineProperty(Object.create(policy), 'breaker', { get: () => thrower(trap) }),
+      Object.defineProperty(Object.create(policy), 'attemptTimeoutMs', { get: () => thrower(trap) }),
+    ];
+    for (const options of hostile) {
+      const fn = vi.fn(() => 'value');
+      let result: Promise<unknown> | undefined;
+      expect(() => {
+        result = retry(fn, options);
+      }).not.toThrow();
+      await expect(result).rejects.toBe(trap);
+      expect(fn).not.toHaveBeenCalled();
+    }
+  });
+
+  it('settles a first attempt that throws synchronously on the microtask the loop would; a rejection at most one later', async () => {
+    const forced = { shouldRetryResult: () => false };
+    for (const options of [{ maxAttempts: 1 }, {}]) {
+      const sync = () =>
+        retry(() => {
+          throw permanent(blip());
+        }, options);
+      const syncLooped = () =>
+        retry(
+          () => {
+            throw permanent(blip());
+          },
+          { ...options, ...forced },
+        );
+      expect(await tickOf(sync)).toBe(await tickOf(syncLooped));
+      const failOnce = (extra: object) => {
+        let n = 0;
+        return () => retry(() => (n++ === 0 ? Promise.reject(blip()) : 'ok'), { baseMs: 0, ...extra });
+      };
+      const looped = await tickOf(failOnce(forced));
+      expect(await tickOf(failOnce({}))).toBeLessThanOrEqual(looped + 1);
+      expect(await tickOf(() => retry(() => Promise.reject(blip()), { maxAttempts: 1 }))).toBeLessThanOrEqual(
+        (await tickOf(() => retry(() => Promise.reject(blip()), { maxAttempts: 1, ...forced }))) + 1,
+      );
+    }
+  });
+
+  it('rejects a bad call with a native promise, whatever globalThis.Promise is at the time', async () => {
+    const Native = Promise;
+    class Zone<T> extends Native<T> {}
+    globalThis.Promise = Zone as PromiseConstructor;
+    let results: Promise<unknown>[];
+    try {
+      results = [retry(undefined as never), retry(() => 1, { maxAttemps: 2 } as never)];
+    } finally {
+      globalThis.Promise = Native;
+    }
+    for (const result of results) {
+      expect(Object.getPrototypeOf(result)).toBe(Native.prototype);
+      await expect(result).rejects.toThrow(TypeError);
+    }
+  });
+});
+
+function thrower(error: Error): never {
+  throw error;
+}
