@@ -156,7 +156,7 @@ export interface RetryPolicy<T = unknown> extends Backoff {
 }
 
 /** The options `retry()` knows: every other key is an error that names it. */
-const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
+export const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'jitter',
   'baseMs',
   'capMs',
@@ -194,9 +194,12 @@ const HINTS: Readonly<Record<string, string>> = {
   shouldRetry: 'isTransient',
 };
 
-/** What the user probably meant by an unknown option: a hint, or a known name at most 2 edits away. */
-function suggest(key: string): string | undefined {
-  return Object.hasOwn(HINTS, key) ? HINTS[key] : nearest(key, KNOWN);
+/**
+ * What the user probably meant by an unknown option: a hint, or a name of `known` (default: `retry()`'s options) at
+ * most 2 edits away.
+ */
+export function suggest(key: string, known: ReadonlySet<string> = KNOWN): string | undefined {
+  return Object.hasOwn(HINTS, key) ? HINTS[key] : nearest(key, known);
 }
 
 /**
@@ -267,7 +270,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   // Set last, whether given or not, so that every policy has the one shape. Told by their Guard's `open`.
   p.budget = having('budget', options.budget, 'open', 'a RetryBudget (createRetryBudget())');
   p.breaker = having('breaker', options.breaker, 'open', 'a CircuitBreaker (createCircuitBreaker())');
-  onlyKnown(options, KNOWN, '', suggest);
+  onlyKnown(options, KNOWN, '', (key) => suggest(key));
   return p;
 }
 

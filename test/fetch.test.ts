@@ -373,7 +373,18 @@ describe('retryingFetch: options', () => {
     [{ idempotencyKey: 5 }, 'herdless: idempotencyKey must be a boolean, a header name or a function, got 5'],
     [{ idempotencyKey: '' }, "herdless: idempotencyKey must be a boolean, a header name or a function, got ''"],
     [{ shouldRetryResult: () => true }, 'herdless: shouldRetryResult must be left out of retryingFetch'],
-    [{ maxAttemps: 3 }, "herdless: unknown option 'maxAttemps'"],
+    [{ maxAttemps: 3 }, "herdless: unknown retryingFetch option 'maxAttemps'; did you mean maxAttempts?"],
+    // its own options are known and suggested too (review: the list named only retry()'s)
+    [
+      { method: ['GET'] },
+      "herdless: unknown retryingFetch option 'method'; did you mean methods? (known: fetch, methods, statuses, idempotencyKey, jitter,",
+    ],
+    [{ status: [503] }, "herdless: unknown retryingFetch option 'status'; did you mean statuses?"],
+    [
+      { idempotencyKeys: true },
+      "herdless: unknown retryingFetch option 'idempotencyKeys'; did you mean idempotencyKey?",
+    ],
+    [{ retries: 2 }, "herdless: unknown retryingFetch option 'retries'; did you mean maxAttempts (retries + 1)?"],
     [{ maxAttempts: 0 }, 'herdless: maxAttempts must be'],
   ])('%o throws: %s', (options, message) => {
     expect(() => retryingFetch(options as never)).toThrow(message);

@@ -1,7 +1,7 @@
 import { RetryError } from '../errors';
-import { createPolicy, type RetryContext, type RetryOptions } from '../policy';
+import { createPolicy, KNOWN, type RetryContext, type RetryOptions, suggest } from '../policy';
 import { retry } from '../retry';
-import { fail, optionalFn } from '../validate';
+import { fail, onlyKnown, optionalFn } from '../validate';
 import { subscribe } from '../wait';
 
 /** fetch's signature: what {@link retryingFetch} returns, and what its `fetch` option takes. */
@@ -28,6 +28,8 @@ export interface RetryingFetchOptions extends Omit<RetryOptions<Response>, 'shou
   readonly idempotencyKey?: boolean | string | ((input: RequestInfo | URL, init: RequestInit | undefined) => string);
 }
 
+/** retryingFetch's own options, beside retry()'s. */
+const OWN_OPTIONS = ['fetch', 'methods', 'statuses', 'idempotencyKey'];
 const IDEMPOTENT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE'];
 const RETRIED_STATUSES = [408, 425, 429, 500, 502, 503, 504];
 const KEY_HEADER = 'Idempotency-Key';
@@ -108,6 +110,9 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       rest.shouldRetryResult,
     );
   }
+  // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?).
+  const known: ReadonlySet<string> = new Set([...OWN_OPTIONS, ...KNOWN]);
+  onlyKnown(options, known, 'retryingFetch', (key) => suggest(key, known));
   const policy = createPolicy<Response>(rest);
   optionalFn('fetch', fetch);
   const retried = upperSet('methods', methods ?? IDEMPOTENT_METHODS);
