@@ -13,7 +13,7 @@ export interface RetryContext {
   /**
    * Aborted when the caller's signal aborts, when the overall deadline passes, or when this attempt's own timeout
    * passes. Pass it on (`fetch(url, { signal })`) so the abandoned work stops too. Fresh for each attempt, and
-   * created only if read.
+   * created only if read: a getter, so a spread (`{ ...ctx }`) leaves it out.
    */
   readonly signal: AbortSignal;
   /** Milliseconds since `retry()` was called, when this attempt started (0 for the first). */
