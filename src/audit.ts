@@ -32,6 +32,7 @@ Exit codes:
   2  a bad command line, missing ESLint, or nothing checked (no source file, or none that could hold a retry could
      be checked)
   3  an internal error in herdless audit (please report it)
+  4  standard output could not be written (a full disk; a reader that stops early, as head does, is not an error)
 
 Flags:
   --json       print the findings and the summary as JSON (for CI)

@@ -529,20 +529,19 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('exits 3 with the error on an internal failure (here the output cannot be written)', async () => {
+  it('exits 3 with the error on an internal failure (here the thread pool throws)', async () => {
+    // Not an unwritable output: the herdless command makes that exit code 4 (test/cli.test.ts).
     const err: string[] = [];
-    const code = await audit(
-      ['src/clean.js'],
-      {
-        out: () => {
-          throw new Error('EPIPE: broken pipe');
-        },
-        err: (t) => err.push(t),
+    const code = await audit(['src/clean.js'], { out: () => {}, err: (t) => err.push(t) }, project, undefined, {
+      count: () => {
+        throw new Error('no threads today');
       },
-      project,
-    );
+      start: () => {
+        throw new Error('unreachable');
+      },
+    });
     expect(code).toBe(3);
-    expect(err.join('')).toMatch(/^herdless audit: internal error, please report it: Error: EPIPE: broken pipe\n/);
+    expect(err.join('')).toMatch(/^herdless audit: internal error, please report it: Error: no threads today\n/);
   });
 
   it('without ESLint in the project, exits 2 with the one-line install command', async () => {
