@@ -239,33 +239,75 @@ function writeOutput(io: Io, path: string, text: string): void {
   }
 }
 
+/** The command's flags, as parseArgs reads them. */
+const OPTIONS = {
+  scenario: { type: 'string' },
+  clients: { type: 'string' },
+  outage: { type: 'string' },
+  capacity: { type: 'string' },
+  'max-attempts': { type: 'string' },
+  strategies: { type: 'string' },
+  runs: { type: 'string' },
+  seed: { type: 'string' },
+  json: { type: 'boolean' },
+  svg: { type: 'string' },
+  timeout: { type: 'string' },
+  budget: { type: 'boolean' },
+  breaker: { type: 'boolean' },
+  'queue-limit': { type: 'string' },
+  slowdown: { type: 'string' },
+  load: { type: 'string' },
+  'retry-after': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+type ValueFlag = {
+  [K in keyof typeof OPTIONS]: (typeof OPTIONS)[K]['type'] extends 'string' ? K : never;
+}[keyof typeof OPTIONS];
+
+/** What each flag that takes a value wants, for the error when it has none. */
+const WANTS: Readonly<Record<ValueFlag, string>> = {
+  scenario: 'outage, contention or overload',
+  clients: 'a positive integer (contention: a list, e.g. 10,50,100)',
+  outage: 'a duration like 4s or 250ms',
+  capacity: 'requests per window, like 100/100ms',
+  'max-attempts': 'a positive integer',
+  strategies: 'a list of strategies, like full,decorrelated',
+  runs: 'a positive integer',
+  seed: 'a positive integer',
+  svg: 'a file to write, like chart.svg',
+  timeout: 'a duration like 30s',
+  'queue-limit': 'none or a duration like 1s',
+  slowdown: 'a duration like 4s',
+  load: 'a share of capacity above 0, like 0.8',
+  'retry-after': 'a duration like 2s',
+};
+
+/**
+ * Node's parseArgs words a flag without its value in its own terms ("Option '--outage <value>' argument missing", or
+ * "ambiguous" when the next flag was taken for it): this says which flag wants what, in herdless's. Run before the
+ * strict parse, which still names an unknown flag.
+ */
+function checkFlags(args: string[]): void {
+  const { tokens } = parseArgs({ args, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== 'option' || !Object.hasOwn(OPTIONS, token.name)) continue;
+    const flag = `--${token.name}`;
+    const wants = WANTS[token.name as ValueFlag] as string | undefined;
+    if (wants === undefined) {
+      if (token.value !== undefined) throw new UsageError(`${flag} takes no value, got '${flag}=${token.value}'`);
+    } else if (token.value === undefined) throw new UsageError(`${flag} needs a value: ${wants}`);
+    else if (!token.inlineValue && token.value.startsWith('-')) {
+      throw new UsageError(`${flag} needs a value before ${token.value}: ${wants}`);
+    }
+  }
+}
+
 function run(args: readonly string[], io: Io): number {
-  const { values, positionals } = parseArgs({
-    args: joinNegativeValues(args),
-    allowPositionals: true,
-    strict: true,
-    options: {
-      scenario: { type: 'string' },
-      clients: { type: 'string' },
-      outage: { type: 'string' },
-      capacity: { type: 'string' },
-      'max-attempts': { type: 'string' },
-      strategies: { type: 'string' },
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-      json: { type: 'boolean' },
-      svg: { type: 'string' },
-      timeout: { type: 'string' },
-      budget: { type: 'boolean' },
-      breaker: { type: 'boolean' },
-      'queue-limit': { type: 'string' },
-      slowdown: { type: 'string' },
-      load: { type: 'string' },
-      'retry-after': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-  });
+  const joined = joinNegativeValues(args);
+  checkFlags(joined);
+  const { values, positionals } = parseArgs({ args: joined, allowPositionals: true, strict: true, options: OPTIONS });
   if (values.version) {
     io.out(`${packageVersion()}\n`);
     return 0;

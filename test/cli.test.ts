@@ -241,6 +241,15 @@ describe('herdless simulate', () => {
     [['simulate', 'extra'], "unknown command 'simulate extra'"],
     [['simulate', '--seed', '1.5'], "--seed must be a positive integer, got '1.5'"],
     [['--json'], 'missing command: simulate'],
+    // New-user review: Node's parseArgs wording ("Option '--outage <value>' argument missing", "... is ambiguous")
+    [['simulate', '--outage'], 'herdless: --outage needs a value: a duration like 4s or 250ms (see herdless --help)\n'],
+    [
+      ['simulate', '--outage', '--clients', '5'],
+      'herdless: --outage needs a value before --clients: a duration like 4s or 250ms (see herdless --help)\n',
+    ],
+    [['simulate', '--scenario', '--json'], '--scenario needs a value before --json: outage, contention or overload'],
+    [['simulate', '--clients'], '--clients needs a value: a positive integer (contention: a list, e.g. 10,50,100)'],
+    [['simulate', '--json=yes'], "--json takes no value, got '--json=yes'"],
   ])('%j is one clear line on stderr and exit code 2', (args, message) => {
     const { code, out, err } = run(...args);
     expect(code).toBe(2);
@@ -248,6 +257,18 @@ describe('herdless simulate', () => {
     expect(err.split('\n').filter(Boolean)).toHaveLength(1);
     expect(err).toContain(message);
     expect(err).toMatch(/^herdless: /);
+  });
+
+  it('every flag the help lists with a value, given without one, says what value it wants', () => {
+    const flags = [...USAGE.matchAll(/^ {2}(?:-\w, )?--([\w-]+) \S/gm)].map((m) => m[1] as string);
+    expect(flags).toHaveLength(14); // of the 19: --json, --budget, --breaker, --help and --version take none
+    for (const flag of flags) {
+      const { code, err } = run('simulate', `--${flag}`);
+      expect(code, flag).toBe(2);
+      expect(err, flag).toMatch(
+        new RegExp(`^herdless: --${flag} needs a value: \\S[^\n]*\\(see herdless --help\\)\n$`),
+      );
+    }
   });
 
   it('parses durations and capacities', () => {
