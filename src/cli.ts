@@ -33,7 +33,7 @@ export const USAGE = `Usage: herdless simulate [flags]
        herdless --version | --help
 
 Simulates many clients retrying against one server, on virtual time, and compares retry strategies.
-Durations take a unit: ms or s (250ms, 4s, 1.5s).
+Durations take a unit: ms or s (250ms, 4s, 1.5s). Each flag is given once.
 
 Flags:
   --scenario outage|contention|overload
@@ -286,11 +286,12 @@ const WANTS: Readonly<Record<ValueFlag, string>> = {
 
 /**
  * Node's parseArgs words a flag without its value in its own terms ("Option '--outage <value>' argument missing", or
- * "ambiguous" when the next flag was taken for it): this says which flag wants what, in herdless's. Run before the
- * strict parse, which still names an unknown flag.
+ * "ambiguous" when the next flag was taken for it), and keeps the last of a flag given twice: this says which flag
+ * wants what, or was given twice, in herdless's. Run before the strict parse, which still names an unknown flag.
  */
 function checkFlags(args: string[]): void {
   const { tokens } = parseArgs({ args, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const given = new Map<string, string | undefined>();
   for (const token of tokens) {
     if (token.kind !== 'option' || !Object.hasOwn(OPTIONS, token.name)) continue;
     const flag = `--${token.name}`;
@@ -301,6 +302,11 @@ function checkFlags(args: string[]): void {
     else if (!token.inlineValue && token.value.startsWith('-')) {
       throw new UsageError(`${flag} needs a value before ${token.value}: ${wants}`);
     }
+    if (given.has(token.name)) {
+      const values = wants === undefined ? '' : ` ('${given.get(token.name)}', then '${token.value}')`;
+      throw new UsageError(`${flag} given twice${values}: give it once`);
+    }
+    given.set(token.name, token.value);
   }
 }
 

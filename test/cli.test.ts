@@ -110,7 +110,11 @@ describe('herdless simulate', () => {
     expect(run('simulate', '-h').out).toContain('--scenario outage|contention');
   });
 
-  it('says in the help what each strategy is, and that durations need a unit', () => {
+  it('says in the help what each strategy is, that durations need a unit, and that a flag is given once', () => {
+    expect(USAGE).toMatch(/Each flag is given once\./);
+    expect(readFileSync(new URL('../README.md', import.meta.url), 'utf8')).toMatch(
+      /a flag the chosen scenario does not use is an error that names it, and so is a flag given twice or\s+without its value/,
+    );
     expect(USAGE).toMatch(/fixed waits 500 ms between attempts/);
     expect(USAGE).toMatch(/none is exponential\s+backoff without jitter/);
     expect(USAGE).toMatch(/Durations take a unit: ms or s/);
@@ -250,6 +254,17 @@ describe('herdless simulate', () => {
     [['simulate', '--scenario', '--json'], '--scenario needs a value before --json: outage, contention or overload'],
     [['simulate', '--clients'], '--clients needs a value: a positive integer (contention: a list, e.g. 10,50,100)'],
     [['simulate', '--json=yes'], "--json takes no value, got '--json=yes'"],
+    // New-user review: a flag given twice silently took the last value
+    [
+      ['simulate', '--clients', '10', '--clients', '20'],
+      "herdless: --clients given twice ('10', then '20'): give it once (see herdless --help)\n",
+    ],
+    [
+      ['simulate', '--clients=10', '--strategies', 'full', '--clients', '10'],
+      "--clients given twice ('10', then '10')",
+    ],
+    [['simulate', '--json', '--json'], 'herdless: --json given twice: give it once (see herdless --help)\n'],
+    [['simulate', '-h', '--help'], '--help given twice'],
   ])('%j is one clear line on stderr and exit code 2', (args, message) => {
     const { code, out, err } = run(...args);
     expect(code).toBe(2);
@@ -410,7 +425,7 @@ describe('standard output that cannot be written (new-user review: > /dev/full p
     expect(AUDIT_USAGE).toMatch(/\n {2}4 {2}standard output could not be written/);
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     expect(readme).toMatch(/\| +4 \| standard output could not be written/);
-    expect(readme).toMatch(/`herdless simulate` exits 0.*4 when standard output cannot be written/s);
+    expect(readme).toMatch(/`herdless simulate` exits 0.*4 when\s+standard output cannot\s+be written/s);
   });
 });
 
