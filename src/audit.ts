@@ -32,9 +32,12 @@ Exit codes:
   2  a bad command line, missing ESLint, or nothing checked (no source file, or none that could hold a retry could
      be checked)
   3  an internal error in herdless audit (please report it)
+  4  standard output could not be written (a full disk; a reader that stops early, as head does, is not an error)
 
 Flags:
-  --json       print the findings and the summary as JSON (for CI)
+  --json       print the findings and the summary as JSON (for CI). Only a report is JSON: when the audit could
+               not run (a bad command line, a missing path or ESLint: exit 2; an internal error, 3; stdout could
+               not be written, 4), stdout is empty and the reason is on stderr, so no failure parses as a clean report
   -h, --help   show this help
 `;
 

@@ -4,6 +4,7 @@
  * Node only (it is not part of the library's core entry).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { audit, usageMessage } from './audit';
 import {
@@ -32,7 +33,7 @@ export const USAGE = `Usage: herdless simulate [flags]
        herdless --version | --help
 
 Simulates many clients retrying against one server, on virtual time, and compares retry strategies.
-Durations take a unit: ms or s (250ms, 4s, 1.5s).
+Durations take a unit: ms or s (250ms, 4s, 1.5s). Each flag is given once.
 
 Flags:
   --scenario outage|contention|overload
@@ -78,8 +79,9 @@ Contention only (the post's base 5 ms and cap 2 s):
   -h, --help                    show this help
   -v, --version                 print the version
 
-Exit codes: 0 done, 1 the SVG could not be written, 2 a bad command line (audit: 1 retry loops found, 2 also
-nothing could be checked, 3 an internal error; see herdless audit --help).
+Exit codes: 0 done, 1 the SVG could not be written, 2 a bad command line, 4 standard output could not be written
+(a full disk; a reader that stops early, as head does, is not an error). Audit: 1 retry loops found, 2 also nothing
+could be checked, 3 an internal error, 4 as here; see herdless audit --help.
 `;
 
 /** The scenarios each scenario-specific flag belongs to; any other flag applies to all. */
@@ -109,6 +111,26 @@ class UsageError extends Error {}
 
 /** An output the command could not write: its message is printed on one line, and the command exits with code 1. */
 class OutputError extends Error {}
+
+/**
+ * The exit code when standard output cannot be written (ENOSPC on a full disk, EIO), for both commands: 1 is the SVG
+ * for simulate and "retry loops found" for audit, 2 a bad command line, 3 audit's internal error.
+ */
+const STDOUT_FAILED = 4;
+
+/** The first line of an error's message. */
+const firstLine = (error: unknown): string => String((error as Error)?.message ?? error).split('\n')[0] as string;
+
+/**
+ * What a failed write to standard output ends the command with: undefined for EPIPE (the reader went away, as
+ * `| head -3` does: not an error, so nothing is said and the command's own code stands), else one line on stderr
+ * and {@link STDOUT_FAILED}.
+ */
+function stdoutFailed(error: unknown, err: (text: string) => void): number | undefined {
+  if ((error as { code?: unknown })?.code === 'EPIPE') return undefined;
+  err(`herdless: cannot write to standard output: ${firstLine(error)}\n`);
+  return STDOUT_FAILED;
+}
 
 /** Where the command writes; a test passes its own. */
 export interface Io {
@@ -170,11 +192,29 @@ function joinNegativeValues(args: readonly string[]): string[] {
 }
 
 /**
- * Runs the command; returns the exit code: 0, 1 when the SVG could not be written, 2 for a bad command line. `audit`
- * returns it as a promise (it lints in worker threads).
+ * Runs the command; returns the exit code: 0, 1 when the SVG could not be written, 2 for a bad command line, 4 when
+ * `io.out` throws (other than EPIPE: then nothing more is written, quietly, and the code is the command's own).
+ * `audit` returns it as a promise (it lints in worker threads).
  */
 export function main(args: readonly string[], io: Io): number | Promise<number> {
-  if (args[0] === 'audit') return audit(args.slice(1), io); // `herdless audit`: see src/audit.ts
+  let failure: { error: unknown } | undefined;
+  const guarded: Io = {
+    ...io,
+    out: (text) => {
+      if (failure) return;
+      try {
+        io.out(text);
+      } catch (error) {
+        failure = { error };
+      }
+    },
+  };
+  const finish = (code: number) => (failure ? (stdoutFailed(failure.error, io.err) ?? code) : code);
+  if (args[0] === 'audit') return audit(args.slice(1), guarded).then(finish); // `herdless audit`: see src/audit.ts
+  return finish(runOrExplain(args, guarded));
+}
+
+function runOrExplain(args: readonly string[], io: Io): number {
   try {
     return run(args, io);
   } catch (error) {
@@ -195,37 +235,85 @@ function writeOutput(io: Io, path: string, text: string): void {
   try {
     io.writeFile(path, text);
   } catch (error) {
-    throw new OutputError(`cannot write ${path}: ${String((error as Error)?.message ?? error).split('\n')[0]}`);
+    throw new OutputError(`cannot write ${path}: ${firstLine(error)}`);
+  }
+}
+
+/** The command's flags, as parseArgs reads them. */
+const OPTIONS = {
+  scenario: { type: 'string' },
+  clients: { type: 'string' },
+  outage: { type: 'string' },
+  capacity: { type: 'string' },
+  'max-attempts': { type: 'string' },
+  strategies: { type: 'string' },
+  runs: { type: 'string' },
+  seed: { type: 'string' },
+  json: { type: 'boolean' },
+  svg: { type: 'string' },
+  timeout: { type: 'string' },
+  budget: { type: 'boolean' },
+  breaker: { type: 'boolean' },
+  'queue-limit': { type: 'string' },
+  slowdown: { type: 'string' },
+  load: { type: 'string' },
+  'retry-after': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+type ValueFlag = {
+  [K in keyof typeof OPTIONS]: (typeof OPTIONS)[K]['type'] extends 'string' ? K : never;
+}[keyof typeof OPTIONS];
+
+/** What each flag that takes a value wants, for the error when it has none. */
+const WANTS: Readonly<Record<ValueFlag, string>> = {
+  scenario: 'outage, contention or overload',
+  clients: 'a positive integer (contention: a list, e.g. 10,50,100)',
+  outage: 'a duration like 4s or 250ms',
+  capacity: 'requests per window, like 100/100ms',
+  'max-attempts': 'a positive integer',
+  strategies: 'a list of strategies, like full,decorrelated',
+  runs: 'a positive integer',
+  seed: 'a positive integer',
+  svg: 'a file to write, like chart.svg',
+  timeout: 'a duration like 30s',
+  'queue-limit': 'none or a duration like 1s',
+  slowdown: 'a duration like 4s',
+  load: 'a share of capacity above 0, like 0.8',
+  'retry-after': 'a duration like 2s',
+};
+
+/**
+ * Node's parseArgs words a flag without its value in its own terms ("Option '--outage <value>' argument missing", or
+ * "ambiguous" when the next flag was taken for it), and keeps the last of a flag given twice: this says which flag
+ * wants what, or was given twice, in herdless's. Run before the strict parse, which still names an unknown flag.
+ */
+function checkFlags(args: string[]): void {
+  const { tokens } = parseArgs({ args, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const given = new Map<string, string | undefined>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || !Object.hasOwn(OPTIONS, token.name)) continue;
+    const flag = `--${token.name}`;
+    const wants = WANTS[token.name as ValueFlag] as string | undefined;
+    if (wants === undefined) {
+      if (token.value !== undefined) throw new UsageError(`${flag} takes no value, got '${flag}=${token.value}'`);
+    } else if (token.value === undefined) throw new UsageError(`${flag} needs a value: ${wants}`);
+    else if (!token.inlineValue && token.value.startsWith('-')) {
+      throw new UsageError(`${flag} needs a value before ${token.value}: ${wants}`);
+    }
+    if (given.has(token.name)) {
+      const values = wants === undefined ? '' : ` ('${given.get(token.name)}', then '${token.value}')`;
+      throw new UsageError(`${flag} given twice${values}: give it once`);
+    }
+    given.set(token.name, token.value);
   }
 }
 
 function run(args: readonly string[], io: Io): number {
-  const { values, positionals } = parseArgs({
-    args: joinNegativeValues(args),
-    allowPositionals: true,
-    strict: true,
-    options: {
-      scenario: { type: 'string' },
-      clients: { type: 'string' },
-      outage: { type: 'string' },
-      capacity: { type: 'string' },
-      'max-attempts': { type: 'string' },
-      strategies: { type: 'string' },
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-      json: { type: 'boolean' },
-      svg: { type: 'string' },
-      timeout: { type: 'string' },
-      budget: { type: 'boolean' },
-      breaker: { type: 'boolean' },
-      'queue-limit': { type: 'string' },
-      slowdown: { type: 'string' },
-      load: { type: 'string' },
-      'retry-after': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-  });
+  const joined = joinNegativeValues(args);
+  checkFlags(joined);
+  const { values, positionals } = parseArgs({ args: joined, allowPositionals: true, strict: true, options: OPTIONS });
   if (values.version) {
     io.out(`${packageVersion()}\n`);
     return 0;
@@ -442,24 +530,46 @@ function runOverload(
   return 0;
 }
 
-/* c8 ignore start -- the process wiring; main() is what the tests drive */
+/** The process the command runs in, as {@link start} uses it; a test passes its own. */
+export interface Std {
+  readonly stdout: Writable;
+  readonly stderr: Writable & { readonly isTTY?: boolean };
+  readonly writeFile: Io['writeFile'];
+  /** Ends the process now, with this code; undefined: with the code the command has set, if any (`process.exit()`). */
+  readonly exit: (code?: number) => void;
+}
+
+/**
+ * Runs the command on a process's streams; resolves to its exit code. A stream reports a failed write after
+ * `write()` returned, often after the command is done: a failed stdout then ends the process at once through
+ * `std.exit`, quietly for EPIPE (`herdless simulate | head -3`), else with one line on stderr and exit code 4. A
+ * failed stderr is ignored: there is nowhere left to say so, and stdout's output still counts.
+ */
+export function start(args: readonly string[], std: Std): Promise<number> {
+  const err = (text: string) => void std.stderr.write(text);
+  // A stream emits 'error' once: it is destroyed then, and later writes fail without another event.
+  std.stdout.on('error', (error) => std.exit(stdoutFailed(error, err)));
+  std.stderr.on('error', () => {});
+  return Promise.resolve(
+    main(args, {
+      out: (text) => void std.stdout.write(text),
+      err,
+      errIsTTY: Boolean(std.stderr.isTTY),
+      writeFile: std.writeFile,
+    }),
+  );
+}
+
+/* c8 ignore start -- the process wiring; start() and main() are what the tests drive */
 const invokedDirectly =
   process.argv[1] !== undefined && /(?:^|[\\/])(?:cli\.(?:ts|js|cjs)|herdless)$/.test(process.argv[1]);
 if (invokedDirectly) {
-  // A reader that went away (`herdless simulate | head -3`) is not an error: stop quietly, as other tools do.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
-      process.exit();
-    });
-  }
-  const code = main(process.argv.slice(2), {
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
-    errIsTTY: Boolean(process.stderr.isTTY),
+  void start(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
     writeFile: (path, text) => writeFileSync(path, text),
-  });
-  void Promise.resolve(code).then((exit) => {
+    exit: (code) => process.exit(code),
+  }).then((exit) => {
     process.exitCode = exit;
   });
 }

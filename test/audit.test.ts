@@ -529,20 +529,19 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     }
   });
 
-  it('exits 3 with the error on an internal failure (here the output cannot be written)', async () => {
+  it('exits 3 with the error on an internal failure (here the thread pool throws)', async () => {
+    // Not an unwritable output: the herdless command makes that exit code 4 (test/cli.test.ts).
     const err: string[] = [];
-    const code = await audit(
-      ['src/clean.js'],
-      {
-        out: () => {
-          throw new Error('EPIPE: broken pipe');
-        },
-        err: (t) => err.push(t),
+    const code = await audit(['src/clean.js'], { out: () => {}, err: (t) => err.push(t) }, project, undefined, {
+      count: () => {
+        throw new Error('no threads today');
       },
-      project,
-    );
+      start: () => {
+        throw new Error('unreachable');
+      },
+    });
     expect(code).toBe(3);
-    expect(err.join('')).toMatch(/^herdless audit: internal error, please report it: Error: EPIPE: broken pipe\n/);
+    expect(err.join('')).toMatch(/^herdless audit: internal error, please report it: Error: no threads today\n/);
   });
 
   it('without ESLint in the project, exits 2 with the one-line install command', async () => {
@@ -556,6 +555,29 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     } finally {
       rmSync(bare, { recursive: true, force: true });
     }
+  });
+
+  it('with --json, an audit that could not run prints no JSON: empty stdout, the reason on stderr (documented)', async () => {
+    // New-user review: `--json` without ESLint printed plain text. No report is printed rather than a JSON error, so
+    // that no failure parses as a clean report (a reader of `findings` would see none); ESLint's --format json does so.
+    const bare = mkdtempSync(join(tmpdir(), 'herdless-audit-'));
+    try {
+      expect(await run(['--json'], bare)).toEqual({
+        code: 2,
+        out: '',
+        err: `herdless audit needs eslint and typescript-eslint in this project; install with: ${INSTALL}\n`,
+      });
+      expect(await run(['--json', '--frob'])).toMatchObject({ code: 2, out: '' });
+      expect(await run(['--json', 'nowhere'])).toMatchObject({ code: 2, out: '' });
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+    expect(AUDIT_USAGE).toMatch(
+      /--json {7}print the findings and the summary as JSON \(for CI\)\. Only a report is JSON:/,
+    );
+    expect(AUDIT_USAGE).toMatch(/stdout is empty and the reason is on stderr/);
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    expect(readme).toMatch(/With `--json`, standard output is the report whenever the audit ran/);
   });
 
   it('an ESLint that is found but fails to load (typescript missing, say) is missing too: exit 2, once files need it', async () => {

@@ -1,10 +1,21 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, packageVersion, parseCapacity, parseDuration, USAGE } from '../src/cli';
+import { AUDIT_USAGE } from '../src/audit';
+import { main, packageVersion, parseCapacity, parseDuration, start, USAGE } from '../src/cli';
 
 function run(...args: string[]) {
   const out: string[] = [];
@@ -99,7 +110,11 @@ describe('herdless simulate', () => {
     expect(run('simulate', '-h').out).toContain('--scenario outage|contention');
   });
 
-  it('says in the help what each strategy is, and that durations need a unit', () => {
+  it('says in the help what each strategy is, that durations need a unit, and that a flag is given once', () => {
+    expect(USAGE).toMatch(/Each flag is given once\./);
+    expect(readFileSync(new URL('../README.md', import.meta.url), 'utf8')).toMatch(
+      /a flag the chosen scenario does not use is an error that names it, and so is a flag given twice or\s+without its value/,
+    );
     expect(USAGE).toMatch(/fixed waits 500 ms between attempts/);
     expect(USAGE).toMatch(/none is exponential\s+backoff without jitter/);
     expect(USAGE).toMatch(/Durations take a unit: ms or s/);
@@ -230,6 +245,26 @@ describe('herdless simulate', () => {
     [['simulate', 'extra'], "unknown command 'simulate extra'"],
     [['simulate', '--seed', '1.5'], "--seed must be a positive integer, got '1.5'"],
     [['--json'], 'missing command: simulate'],
+    // New-user review: Node's parseArgs wording ("Option '--outage <value>' argument missing", "... is ambiguous")
+    [['simulate', '--outage'], 'herdless: --outage needs a value: a duration like 4s or 250ms (see herdless --help)\n'],
+    [
+      ['simulate', '--outage', '--clients', '5'],
+      'herdless: --outage needs a value before --clients: a duration like 4s or 250ms (see herdless --help)\n',
+    ],
+    [['simulate', '--scenario', '--json'], '--scenario needs a value before --json: outage, contention or overload'],
+    [['simulate', '--clients'], '--clients needs a value: a positive integer (contention: a list, e.g. 10,50,100)'],
+    [['simulate', '--json=yes'], "--json takes no value, got '--json=yes'"],
+    // New-user review: a flag given twice silently took the last value
+    [
+      ['simulate', '--clients', '10', '--clients', '20'],
+      "herdless: --clients given twice ('10', then '20'): give it once (see herdless --help)\n",
+    ],
+    [
+      ['simulate', '--clients=10', '--strategies', 'full', '--clients', '10'],
+      "--clients given twice ('10', then '10')",
+    ],
+    [['simulate', '--json', '--json'], 'herdless: --json given twice: give it once (see herdless --help)\n'],
+    [['simulate', '-h', '--help'], '--help given twice'],
   ])('%j is one clear line on stderr and exit code 2', (args, message) => {
     const { code, out, err } = run(...args);
     expect(code).toBe(2);
@@ -237,6 +272,18 @@ describe('herdless simulate', () => {
     expect(err.split('\n').filter(Boolean)).toHaveLength(1);
     expect(err).toContain(message);
     expect(err).toMatch(/^herdless: /);
+  });
+
+  it('every flag the help lists with a value, given without one, says what value it wants', () => {
+    const flags = [...USAGE.matchAll(/^ {2}(?:-\w, )?--([\w-]+) \S/gm)].map((m) => m[1] as string);
+    expect(flags).toHaveLength(14); // of the 19: --json, --budget, --breaker, --help and --version take none
+    for (const flag of flags) {
+      const { code, err } = run('simulate', `--${flag}`);
+      expect(code, flag).toBe(2);
+      expect(err, flag).toMatch(
+        new RegExp(`^herdless: --${flag} needs a value: \\S[^\n]*\\(see herdless --help\\)\n$`),
+      );
+    }
   });
 
   it('parses durations and capacities', () => {
@@ -270,6 +317,115 @@ describe('herdless simulate', () => {
     ]);
     expect(runWith(true, [0, 100, 200, 300])).toEqual([]); // fast: no line
     expect(runWith(false, [0, 1_500, 2_500, 3_500])).toEqual([]); // not a terminal: no line
+  });
+});
+
+/** An error as Node's stream gives it for a failed write (`ENOSPC` is /dev/full's, `EPIPE` a reader gone). */
+const writeError = (code: string, text: string) =>
+  Object.assign(new Error(`${code}: ${text}, write`), { code, syscall: 'write' });
+const ENOSPC = () => writeError('ENOSPC', 'no space left on device');
+const EPIPE = () => writeError('EPIPE', 'broken pipe');
+const noSpace = 'herdless: cannot write to standard output: ENOSPC: no space left on device, write\n';
+
+describe('standard output that cannot be written (new-user review: > /dev/full printed a stack, exit 1)', () => {
+  /** main() with an out that throws this error on every write. */
+  const failingOut = (args: string[], error: () => Error) => {
+    const err: string[] = [];
+    let writes = 0;
+    const code = main(args, {
+      out: () => {
+        writes++;
+        throw error();
+      },
+      err: (t) => err.push(t),
+      errIsTTY: false,
+      writeFile: () => {},
+    });
+    return { code, err, writes };
+  };
+
+  it('an out that throws is one line on stderr and exit code 4, for simulate and for audit', async () => {
+    for (const args of [['simulate', '--clients', '20'], ['--help'], ['audit', '--help']]) {
+      const { code, err } = failingOut(args, ENOSPC);
+      expect(await code, args.join(' ')).toBe(4);
+      expect(err).toEqual([noSpace]);
+    }
+  });
+
+  it("a reader that went away (EPIPE) is quiet: no message, and the exit code is the command's own", async () => {
+    const simulate = failingOut(['simulate', '--clients', '20'], EPIPE);
+    expect(simulate).toMatchObject({ code: 0, err: [], writes: 1 }); // nothing more is written once it failed
+    expect(await failingOut(['audit', '--help'], EPIPE).code).toBe(0);
+  });
+
+  /** A stream whose writes fail as a full disk's or a closed pipe's do: the error comes after write() returns. */
+  const failingStream = (error: () => Error) =>
+    new Writable({
+      write(_chunk, _encoding, done) {
+        done(error());
+      },
+    });
+  const collecting = (into: string[]) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        into.push(String(chunk));
+        done();
+      },
+    });
+  /** start() on streams: the command's own code (`done`), and the code it ended the process with early, if it did. */
+  const started = async (args: string[], stdout: Writable, stderr: Writable = collecting([])) => {
+    let exited: { code: number | undefined } | undefined;
+    const done = await start(args, {
+      stdout,
+      stderr,
+      writeFile: () => {},
+      exit: (code) => {
+        exited ??= { code };
+      },
+    });
+    await new Promise(setImmediate); // a stream's 'error' event comes on the next tick
+    return { done, exited };
+  };
+
+  it('start(): a stdout that fails with ENOSPC after the write returned ends the process with exit code 4', async () => {
+    for (const args of [
+      ['simulate', '--clients', '20'],
+      ['audit', '--help'],
+    ]) {
+      const err: string[] = [];
+      const { exited } = await started(args, failingStream(ENOSPC), collecting(err));
+      expect(exited, args.join(' ')).toEqual({ code: 4 });
+      expect(err).toEqual([noSpace]);
+    }
+  });
+
+  it('start(): EPIPE ends it quietly, with the code the command has set (as before)', async () => {
+    const err: string[] = [];
+    const { done, exited } = await started(['simulate', '--clients', '20'], failingStream(EPIPE), collecting(err));
+    expect(done).toBe(0);
+    expect(exited).toEqual({ code: undefined });
+    expect(err).toEqual([]);
+  });
+
+  it('start(): a stderr that fails too is not a crash; a usage error is still exit code 2', async () => {
+    const bogus = await started(['simulate', '--bogus'], collecting([]), failingStream(ENOSPC));
+    expect(bogus).toEqual({ done: 2, exited: undefined });
+    const help = await started(['--help'], failingStream(ENOSPC), failingStream(ENOSPC));
+    expect(help).toEqual({ done: 0, exited: { code: 4 } });
+  });
+
+  it("start(): output that can be written is written, and the command's code returned", async () => {
+    const out: string[] = [];
+    expect(await started(['--help'], collecting(out))).toEqual({ done: 0, exited: undefined });
+    expect(out.join('')).toBe(USAGE);
+  });
+
+  it('the help and the README give exit code 4, for both commands', () => {
+    expect(USAGE).toMatch(/\b4 standard output could not be written\b/);
+    expect(AUDIT_USAGE).toMatch(/\n {2}4 {2}standard output could not be written/);
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    expect(readme).toMatch(/\| +4 \| standard output could not be written/);
+    expect(readme).toMatch(/`herdless simulate` exits 0.*4 when\s+standard output cannot\s+be written/s);
   });
 });
 
@@ -315,6 +471,30 @@ describe('the built package, and its command as a process', () => {
     expect(err).toBe('');
     expect(code).toBe(0);
   });
+
+  it.skipIf(!existsSync('/dev/full'))(
+    'standard output on a full disk (> /dev/full) is one line and exit code 4, for simulate and audit',
+    async () => {
+      for (const args of [
+        ['simulate', '--clients', '20'],
+        ['audit', '--json', 'src/cli.ts'], // from the repository, where ESLint is installed
+      ]) {
+        const full = openSync('/dev/full', 'w');
+        try {
+          const child = spawn(process.execPath, [join(dir, 'dist', 'cli.js'), ...args], {
+            cwd: join(import.meta.dirname, '..'),
+            stdio: ['ignore', full, 'pipe'],
+          });
+          let err = '';
+          child.stderr?.on('data', (d) => (err += d));
+          const code = await new Promise((resolve) => child.on('close', resolve));
+          expect({ code, err }, args.join(' ')).toEqual({ code: 4, err: noSpace });
+        } finally {
+          closeSync(full);
+        }
+      }
+    },
+  );
 
   it('an SVG it cannot write is one line and exit code 1', async () => {
     const { code, out, err } = await spawnCli(['simulate', '--clients', '20', '--svg', '/no/such/dir/x.svg']);
