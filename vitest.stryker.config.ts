@@ -42,6 +42,7 @@ const byFile: Record<string, string[]> = {
   'src/wait.ts': [...core, 'test/hooks.test.ts', 'test/retry-edges.test.ts', 'test/fake-clocks.test.ts'],
   'src/retry.ts': [
     ...core,
+    'test/first-attempt.test.ts',
     'test/hooks.test.ts',
     'test/retry-edges.test.ts',
     'test/budget.test.ts',
