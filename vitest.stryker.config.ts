@@ -43,6 +43,7 @@ const byFile: Record<string, string[]> = {
   'src/retry.ts': [
     ...core,
     'test/first-attempt.test.ts',
+    'test/first-attempt-clock.test.ts',
     'test/hooks.test.ts',
     'test/retry-edges.test.ts',
     'test/budget.test.ts',
