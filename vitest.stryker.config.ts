@@ -36,12 +36,14 @@ const byFile: Record<string, string[]> = {
   'src/validate.ts': [...core, 'test/budget.test.ts', 'test/breaker.test.ts'],
   // policy.ts's defaults and checks of the hooks' options (unref, retryAfter): hooks.test.ts.
   'src/policy.ts': [...core, 'test/hooks.test.ts', 'test/budget.test.ts', 'test/breaker.test.ts'],
-  'src/http/fetch.ts': ['test/fetch.test.ts', 'test/fetch-stub.test.ts'],
+  'src/http/fetch.ts': ['test/fetch.test.ts', 'test/fetch-stub.test.ts', 'test/fetch-shapes.test.ts'],
   // wait.ts's registry and guard: the abort orderings of the hooks tests (a synthetic event, an attempt's signal), and
   // guard()'s arming at once under a fake clock (fake-clocks.test.ts).
   'src/wait.ts': [...core, 'test/hooks.test.ts', 'test/retry-edges.test.ts', 'test/fake-clocks.test.ts'],
   'src/retry.ts': [
     ...core,
+    'test/first-attempt.test.ts',
+    'test/first-attempt-clock.test.ts',
     'test/hooks.test.ts',
     'test/retry-edges.test.ts',
     'test/budget.test.ts',
