@@ -66,7 +66,13 @@ describe('telemetryFetch: retryingFetch with telemetry, against a real server', 
     const plain: string[] = [];
     const withFetchLog = (into: string[]) => {
       const o = options(into);
-      return { ...o, fetch: () => (into.push('fetch'), o.fetch()) };
+      return {
+        ...o,
+        fetch: () => {
+          into.push('fetch');
+          return o.fetch();
+        },
+      };
     };
     const a = await retryingFetch(withFetchLog(plain))('http://127.0.0.1:9/');
     const b = await telemetryFetch(withFetchLog(calls), { name: 'api', meterProvider: otel.meterProvider })(
@@ -81,7 +87,10 @@ describe('telemetryFetch: retryingFetch with telemetry, against a real server', 
     for (const statuses of [undefined, [404]]) {
       for (const status of [200, 404, 408, 425, 429, 500, 501, 502, 503, 504]) {
         let sent = 0;
-        const fetch = async () => (sent++, new Response(null, { status }));
+        const fetch = async () => {
+          sent++;
+          return new Response(null, { status });
+        };
         const get = telemetryFetch(
           { maxAttempts: 2, baseMs: 0, fetch, statuses },
           { name: `s${status}${statuses ?? ''}`, meterProvider: otel.meterProvider },

@@ -2,6 +2,7 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   AggregationTemporality,
+  DataPointType,
   InMemoryMetricExporter,
   MeterProvider,
   MetricReader,
@@ -71,7 +72,13 @@ export function useOtel() {
           for (const metric of scope.metrics) {
             out[metric.descriptor.name] = {
               unit: metric.descriptor.unit,
-              type: metric.descriptor.type,
+              // What a dashboard sees: a monotonic sum (a counter), a gauge or a histogram.
+              type:
+                metric.dataPointType === DataPointType.SUM
+                  ? metric.isMonotonic
+                    ? 'COUNTER'
+                    : 'UP_DOWN_COUNTER'
+                  : DataPointType[metric.dataPointType],
               points: metric.dataPoints.map((p) => ({ attributes: { ...p.attributes }, value: p.value })),
             };
           }

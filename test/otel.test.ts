@@ -118,7 +118,7 @@ describe('herdless/otel: a scripted run, every instrument checked', () => {
     // The budget: empty, one refusal
     expect(m[names.BUDGET_AVAILABLE]).toMatchObject({
       unit: '{retry}',
-      type: 'OBSERVABLE_GAUGE',
+      type: 'GAUGE',
       points: [{ attributes: { 'herdless.budget.name': 'pricing-budget' }, value: 0 }],
     });
     expect(m[names.BUDGET_REFUSALS]).toMatchObject({
@@ -128,7 +128,7 @@ describe('herdless/otel: a scripted run, every instrument checked', () => {
     });
     // The breaker: closed again; opened, half-opened, closed; one call refused
     const b = { 'herdless.breaker.name': 'pricing-breaker' };
-    expect(m[names.BREAKER_STATE]).toMatchObject({ unit: '1', type: 'OBSERVABLE_GAUGE' });
+    expect(m[names.BREAKER_STATE]).toMatchObject({ unit: '1', type: 'GAUGE' });
     expect(m[names.BREAKER_STATE]?.points).toHaveLength(3);
     expect(point(m[names.BREAKER_STATE], { ...b, 'herdless.breaker.state': 'closed' })).toBe(1);
     expect(point(m[names.BREAKER_STATE], { ...b, 'herdless.breaker.state': 'open' })).toBe(0);
