@@ -2,6 +2,7 @@ import { metrics } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { retry as coreRetry, createPolicy, RetryError } from '../src/index';
 import { names, observeBreaker, observeBudget, retry, withTelemetry } from '../src/otel/index';
+import { inferReason } from '../src/otel/policy';
 import { settle, useFakeClock } from './helpers';
 import { point, useOtel } from './otel-setup';
 
@@ -358,5 +359,62 @@ describe('bad telemetry options: a TypeError naming the option', () => {
     expect(() => observeBreaker({}, { name: '' })).toThrow(/observeBreaker's telemetry|name must be/);
     expect(() => observeBudget({ ratio: -1 }, t)).toThrow(/ratio/);
     expect(() => observeBudget({}, undefined as never)).toThrow(/observeBudget's telemetry options must be an object/);
+  });
+});
+
+describe('edges', () => {
+  it('a retried result through the core retry (no call state) and a throwing retryAfter (the inference falls back to timeout)', async () => {
+    const t = { name: 'e', meterProvider: otel.meterProvider };
+    const always = withTelemetry({ maxAttempts: 2, baseMs: 0, shouldRetryResult: () => true }, t);
+    expect((await run(coreRetry(async () => 'v', always))).value).toBe('v'); // no give-up: the core retry
+    const retryAfter = (v: unknown) => {
+      if (v === 'second') throw new Error('unreadable');
+      return undefined;
+    };
+    let n = 0;
+    const broken = withTelemetry({ maxAttempts: 3, baseMs: 0, retryAfter, shouldRetryResult: () => true }, t);
+    // retry() itself rejects with retryAfter's error on the second result...
+    expect((await run(retry(async () => (++n === 1 ? 'first' : 'second'), broken))).reason).toMatchObject({
+      message: 'unreadable',
+    });
+    // ...so a reader that throws when read again after the fact is what the inference guards against.
+    const p = createPolicy({ retryAfter: () => Number.NaN as never });
+    const reading = {
+      ...p,
+      retryAfter: () => {
+        throw new Error('late');
+      },
+    };
+    const last = { attempt: 1, attemptsLeft: 2, error: undefined, value: 'busy', elapsedMs: 0 };
+    expect(inferReason(reading, last)).toBe('timeout');
+    expect(inferReason(p, undefined)).toBe('attempts');
+    const metricsNow = await otel.collect();
+    expect(metricsNow[names.GIVE_UPS]).toBeUndefined();
+  });
+
+  it('a gauge reports only the budgets and breakers meant for its provider', async () => {
+    const { MeterProvider, MetricReader } = await import('@opentelemetry/sdk-metrics');
+    class Reader extends MetricReader {
+      protected override async onForceFlush() {}
+      protected override async onShutdown() {}
+    }
+    const reader = new Reader();
+    const other = new MeterProvider({ readers: [reader] });
+    observeBreaker({}, { name: 'mine', meterProvider: otel.meterProvider });
+    observeBreaker({}, { name: 'theirs', meterProvider: other });
+    const { resourceMetrics } = await reader.collect();
+    const points = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).flatMap((x) => x.dataPoints);
+    expect(new Set(points.map((p) => p.attributes['herdless.breaker.name']))).toEqual(new Set(['theirs']));
+    const mine = await otel.collect();
+    expect(new Set(mine[names.BREAKER_STATE]?.points.map((p) => p.attributes['herdless.breaker.name']))).toEqual(
+      new Set(['mine']),
+    );
+    await other.shutdown();
+  });
+
+  it('names a value that cannot be printed', () => {
+    expect(() => withTelemetry({}, { name: Object.create(null) })).toThrow(
+      /name must be a non-empty string, got \[object Object\]/,
+    );
   });
 });
