@@ -403,7 +403,9 @@ describe('edges', () => {
     observeBreaker({}, { name: 'mine', meterProvider: otel.meterProvider });
     observeBreaker({}, { name: 'theirs', meterProvider: other });
     const { resourceMetrics } = await reader.collect();
-    const points = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).flatMap((x) => x.dataPoints);
+    const points = resourceMetrics.scopeMetrics
+      .flatMap((s) => s.metrics)
+      .flatMap((x) => x.dataPoints as { attributes: Record<string, unknown> }[]);
     expect(new Set(points.map((p) => p.attributes['herdless.breaker.name']))).toEqual(new Set(['theirs']));
     const mine = await otel.collect();
     expect(new Set(mine[names.BREAKER_STATE]?.points.map((p) => p.attributes['herdless.breaker.name']))).toEqual(
