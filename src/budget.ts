@@ -30,7 +30,10 @@ export interface RetryBudgetOptions {
   readonly failureRatio?: number | undefined;
   /** The window of `failureRatio`, in ms: a finite number > 0. Default `1_000`. */
   readonly failureWindowMs?: number | undefined;
-  /** The fewest attempts in that window for `failureRatio` to apply: an integer >= 1. Default `10`. */
+  /**
+   * The fewest attempts in that window for `failureRatio` to apply: an integer >= 1, or `Infinity` (the rule off).
+   * Default `10`.
+   */
   readonly minimumCalls?: number | undefined;
   /**
    * An optional cap on volume: retries at most `ratio` per first attempt over `windowMs` (plus `minPerSecond`), as
@@ -137,8 +140,8 @@ class Budget implements RetryBudget, Guard {
     this.#minimumCalls = num(
       'minimumCalls',
       or(options.minimumCalls, 10),
-      'an integer >= 1',
-      (n) => Number.isInteger(n) && n >= 1,
+      'an integer >= 1 or Infinity (off)',
+      (n) => (Number.isInteger(n) && n >= 1) || n === Infinity,
     );
     const ratio = or(options.ratio, Infinity);
     this.#ratio = ratio === Infinity ? ratio : finite('ratio', ratio, 0, 'a number >= 0 or Infinity (no cap)');
