@@ -56,7 +56,8 @@ export async function main(
   const url = `http://127.0.0.1:${(pricing.address() as AddressInfo).port}/prices/42`;
 
   // herdless, observed: one budget and one breaker per dependency, and a fetch that retries.
-  const budget = observeBudget({}, { name: 'pricing' });
+  // A volume cap (10% of first attempts, plus 10 a second), so its gauge has a number to report.
+  const budget = observeBudget({ ratio: 0.1, minPerSecond: 10 }, { name: 'pricing' });
   const breaker = observeBreaker({ consecutiveFailures: 5, breakMs: 5_000 }, { name: 'pricing' });
   const getPrice = telemetryFetch(
     { maxAttempts: 3, baseMs: 20, timeoutMs: 2_000, budget, breaker },

@@ -307,7 +307,7 @@ describe('observeBreaker and observeBudget', () => {
     expect(changes).toEqual([[true, { from: 'closed', to: 'open', reason: 'consecutive-failures' }]]);
   });
 
-  it('report the budget available as it changes, and a breaker whose clock breaks is left out of that collection', async () => {
+  it('report the budget available as it changes, and leave out a budget with no cap and a breaker or budget whose clock breaks', async () => {
     const budget = observeBudget(
       { ratio: 0, minPerSecond: 1, windowMs: 2_000 },
       { name: 'b', meterProvider: otel.meterProvider },
@@ -324,7 +324,9 @@ describe('observeBreaker and observeBudget', () => {
     permit.recordFailure(); // open: reading its state reads the clock
     broken = true;
     expect(() => breaker.state).toThrow(/now\(\)/);
-    observeBudget({ now }, { name: 'd', meterProvider: otel.meterProvider });
+    observeBudget({ now, ratio: 0.1 }, { name: 'd', meterProvider: otel.meterProvider });
+    const uncapped = observeBudget({}, { name: 'e', meterProvider: otel.meterProvider });
+    expect(uncapped.available()).toBe(Infinity); // no volume cap: nothing to chart
     const m = await otel.collect();
     expect(m[names.BREAKER_STATE]?.points ?? []).toEqual([]);
     expect(m[names.BUDGET_AVAILABLE]?.points.map((p) => p.attributes)).toEqual([{ 'herdless.budget.name': 'b' }]);

@@ -7,7 +7,8 @@ import { names } from './registry';
 
 /**
  * `createRetryBudget(options)`, observed: the whole retries it holds are the gauge `herdless.budget.available`, read
- * from `budget.available()` at each collection, and each retry it refuses (a call that gave up with reason `budget`,
+ * from `budget.available()` at each collection (for a budget with a volume cap, `ratio`: one without holds Infinity
+ * and reports no point), and each retry it refuses (a call that gave up with reason `budget`,
  * through `herdless/otel`'s `retry` or `telemetryFetch`) counts in `herdless.budget.refusals`, both by
  * `herdless.budget.name`.
  *
@@ -22,7 +23,7 @@ import { names } from './registry';
  * @example
  * ```ts
  * import { observeBudget, withTelemetry } from 'herdless/otel';
- * const budget = observeBudget({ ratio: 0.1 }, { name: 'pricing-api' });
+ *  const budget = observeBudget({ ratio: 0.1, minPerSecond: 10 }, { name: 'pricing-api' }); // a volume cap
  * const policy = withTelemetry({ budget }, { name: 'pricing-api' });
  * ```
  */
@@ -41,7 +42,8 @@ export function observeBudget(options: RetryBudgetOptions = {}, telemetry: Telem
       } catch {
         return; // a broken clock: no reading this time
       }
-      result.observe(available, a);
+      // A budget without a volume cap (no `ratio`) holds Infinity: no number to chart, so no point.
+      if (Number.isFinite(available)) result.observe(available, a);
     },
   });
   return budget;
