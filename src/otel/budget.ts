@@ -23,7 +23,7 @@ import { names } from './registry';
  * @example
  * ```ts
  * import { observeBudget, withTelemetry } from 'herdless/otel';
- *  const budget = observeBudget({ ratio: 0.1, minPerSecond: 10 }, { name: 'pricing-api' }); // a volume cap
+ * const budget = observeBudget({ ratio: 0.1, minPerSecond: 10 }, { name: 'pricing-api' }); // a volume cap
  * const policy = withTelemetry({ budget }, { name: 'pricing-api' });
  * ```
  */
