@@ -274,14 +274,15 @@ describe('withTelemetry composes with the hooks the policy already has', () => {
 
   it('records into the global MeterProvider, looked up at each event (one set after the policy was made)', async () => {
     const policy = withTelemetry({ baseMs: 0 }, { name: 'global' });
-    await run(retry(flaky(0), policy)); // no provider yet: the API's no-op one
+    await run(retry(flaky(0), policy)); // no provider yet: counted all the same (attempts are tallied)
     metrics.setGlobalMeterProvider(otel.meterProvider);
     try {
       await run(retry(flaky(1), policy));
       const m = await otel.collect();
       expect(
         point(m[names.ATTEMPTS], { 'herdless.policy.name': 'global', 'herdless.attempt.outcome': 'success' }),
-      ).toBe(1);
+      ).toBe(2);
+      expect(m[names.RETRIES]?.points[0]?.value).toBe(1); // the retry went to the provider of its moment
       expect(
         point(m[names.ATTEMPTS], { 'herdless.policy.name': 'global', 'herdless.attempt.outcome': 'failure' }),
       ).toBe(1);

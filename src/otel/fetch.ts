@@ -8,7 +8,7 @@ import {
   retryingFetch,
 } from '../index';
 import { fail, optionalFn } from './check';
-import { attrs, instruments } from './instruments';
+import { attrs, Tally } from './instruments';
 import { ATTR_METHOD, ATTR_OUTCOME, ATTR_POLICY, ATTR_RESEND_COUNT, ATTR_STATUS_CLASS } from './names';
 import { type TelemetryOptions, telemetryOptions } from './options';
 import { inferReason, recordGiveUp, recordRejection, recordRetry } from './policy';
@@ -83,6 +83,7 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     return a;
   };
 
+  const tally = new Tally(meterProvider);
   const attempt: Fetch = (input, init) => {
     const state = context.active().getValue(CALL) as CallState | undefined;
     const resends = state === undefined ? 0 : state.sent++;
@@ -95,11 +96,11 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     return sent.then(
       (response) => {
         const outcome = retried.has(response.status) ? 'failure' : 'success';
-        instruments(meterProvider).attempts.add(1, attributes(outcome, method, response.status));
+        tally.add(attributes(outcome, method, response.status));
         return response;
       },
       (error: unknown) => {
-        instruments(meterProvider).attempts.add(1, attributes('failure', method, undefined));
+        tally.add(attributes('failure', method, undefined));
         throw error;
       },
     );
@@ -125,6 +126,7 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     policy: createPolicy(rest),
     base: attrs({ [ATTR_POLICY]: name }),
     success: attributes('success', undefined, undefined), // unused: each attempt counts itself
+    tally,
   };
   policies.set(hooks.onFailure, t);
   const retried = new Set<number>(statuses ?? RETRIED_STATUSES);

@@ -23,7 +23,6 @@ import {
 
 /** The instruments of one MeterProvider's `herdless` meter, created on first use. */
 export interface Instruments {
-  readonly attempts: Counter;
   readonly retries: Counter;
   readonly sleep: Histogram;
   readonly giveUps: Counter;
@@ -56,7 +55,6 @@ export function instruments(provider: MeterProvider | undefined): Instruments {
   if (found === undefined) {
     const meter = p.getMeter(METER);
     found = {
-      attempts: meter.createCounter(ATTEMPTS, { unit: '{attempt}', description: 'Attempts made, by outcome.' }),
       retries: meter.createCounter(RETRIES, { unit: '{retry}', description: 'Retries decided (before each sleep).' }),
       sleep: meter.createHistogram(SLEEP, {
         unit: 's',
@@ -77,6 +75,27 @@ export function instruments(provider: MeterProvider | undefined): Instruments {
         description: 'Calls an open circuit breaker refused before their first attempt.',
       }),
     };
+    const attempts = meter.createObservableCounter(ATTEMPTS, {
+      unit: '{attempt}',
+      description: 'Attempts made, by outcome.',
+    });
+    attempts.addCallback((result) => {
+      // Summed by attribute values: policies that share a name share their points (an observation per attribute set).
+      const sums = new Map<string, { attributes: Attributes; n: number }>();
+      for (const ref of tallies) {
+        const tally = ref.deref();
+        if (tally === undefined) tallies.delete(ref);
+        else if ((tally.provider ?? metrics.getMeterProvider()) === p) {
+          for (const [attributes, n] of tally.counts) {
+            const key = JSON.stringify(Object.entries(attributes).sort());
+            const sum = sums.get(key);
+            if (sum === undefined) sums.set(key, { attributes, n });
+            else sum.n += n;
+          }
+        }
+      }
+      for (const { attributes, n } of sums.values()) result.observe(n, attributes);
+    });
     gauge(p, meter.createObservableGauge(BUDGET_AVAILABLE, { unit: '{retry}', description: BUDGET_HELP }), 'budget');
     gauge(p, meter.createObservableGauge(BREAKER_STATE, { unit: '1', description: BREAKER_HELP }), 'breaker');
     byProvider.set(p, found);
@@ -103,6 +122,28 @@ export function observe(kind: 'budget' | 'breaker', entry: Observed): void {
   observed[kind].add(entry);
   instruments(entry.provider);
 }
+
+/**
+ * A policy's attempts, counted in plain numbers and reported by the ObservableCounter `herdless.retry.attempts` at
+ * each collection: a success costs an increment, not an SDK counter's add (which hashes the attributes and reads the
+ * context and the clock: about 5 times a whole `retry()` call, bench/otel.mjs). Keyed by the frozen attribute objects
+ * it is given (a handful per policy). Held weakly: a policy dropped takes its counts with it.
+ */
+export class Tally {
+  readonly counts = new Map<Attributes, number>();
+  constructor(readonly provider: MeterProvider | undefined) {
+    tallies.add(new WeakRef(this));
+    instruments(provider); // its provider's instruments exist, the observable counter with them
+  }
+
+  /** Counts an attempt; with the global provider, makes sure the one set now has the instruments (a lookup). */
+  add(attributes: Attributes): void {
+    if (this.provider === undefined) instruments(undefined);
+    this.counts.set(attributes, (this.counts.get(attributes) ?? 0) + 1);
+  }
+}
+
+const tallies = new Set<WeakRef<Tally>>();
 
 /** Attributes frozen once, so a hot path passes the same object every time. */
 export const attrs = (values: Attributes): Attributes => Object.freeze(values);

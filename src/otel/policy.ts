@@ -10,7 +10,7 @@ import {
   type StopReason,
 } from '../index';
 import { giveUpEvent, retryEvent } from './events';
-import { attrs, instruments } from './instruments';
+import { attrs, instruments, Tally } from './instruments';
 import { ATTR_BREAKER, ATTR_BUDGET, ATTR_OUTCOME, ATTR_POLICY, ATTR_REASON } from './names';
 import { type TelemetryOptions, telemetryOptions } from './options';
 import { CALL, type CallState, names, type PolicyTelemetry, policies } from './registry';
@@ -51,9 +51,10 @@ export function withTelemetry<T = unknown>(
   const common = attrs({ [ATTR_POLICY]: name });
   const failed = attrs({ [ATTR_POLICY]: name, [ATTR_OUTCOME]: 'failure' });
   const { onFailure, onRetry, shouldRetryResult } = base;
+  const tally = new Tally(meterProvider);
   const hooks = {
     onFailure(event: FailureEvent) {
-      instruments(meterProvider).attempts.add(1, failed);
+      tally.add(failed);
       const state = context.active().getValue(CALL) as CallState | undefined;
       if (state !== undefined) state.last = event;
       return onFailure?.(event);
@@ -69,6 +70,7 @@ export function withTelemetry<T = unknown>(
     policy: base,
     base: common,
     success: attrs({ [ATTR_POLICY]: name, [ATTR_OUTCOME]: 'success' }),
+    tally,
   };
   policies.set(hooks.onFailure, telemetry);
   return createPolicy<T>({
@@ -171,5 +173,5 @@ export function recordResolved(t: PolicyTelemetry, state: CallState | undefined)
     recordGiveUp(t, inferReason(t.policy, state.last), state.last?.attempt ?? 1, state.last?.value);
     return;
   }
-  instruments(t.options.meterProvider).attempts.add(1, t.success);
+  t.tally.add(t.success);
 }

@@ -1,5 +1,6 @@
 import { type Attributes, createContextKey } from '@opentelemetry/api';
 import type { FailureEvent, RetryPolicy } from '../index';
+import type { Tally } from './instruments';
 
 /** What `withTelemetry` or `telemetryFetch` knows of a policy, found again from the hook it installed. */
 export interface PolicyTelemetry {
@@ -11,6 +12,8 @@ export interface PolicyTelemetry {
   readonly base: Attributes;
   /** `{ herdless.policy.name, herdless.attempt.outcome: success }`, frozen. */
   readonly success: Attributes;
+  /** Its attempts, by attributes. */
+  readonly tally: Tally;
 }
 
 /** By the `onFailure` a telemetry policy carries: the same function in a spread (`{ ...policy, signal }`). */
