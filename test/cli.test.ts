@@ -602,7 +602,7 @@ describe('the figures in docs/ and the README are what the code prints', () => {
       expect(code).toBe(0);
       expect(out).toBe(`${read(`docs/${name}.txt`)}\nwrote docs/${name}.svg\n`);
       expect(files.get(`docs/${name}.svg`)).toBe(read(`docs/${name}.svg`));
-      expect(readme).toContain(read(`docs/${name}.txt`));
+      expect(read('docs/protection.md')).toContain(read(`docs/${name}.txt`));
     }
   }, 60_000); // two full default runs: well under 5 s each alone, slower on a loaded machine
 

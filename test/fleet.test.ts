@@ -292,6 +292,7 @@ describe('herdless simulate: the fleet flags reach the run', () => {
   it('docs/partial.txt is `herdless simulate --scenario partial --load 0.8`, pasted', () => {
     const doc = readFileSync(join(root, 'docs', 'partial.txt'), 'utf8');
     expect(run('simulate', '--scenario', 'partial', '--load', '0.8').out).toBe(doc);
+    expect(readFileSync(join(root, 'docs', 'protection.md'), 'utf8')).toContain(doc);
   }, 60_000);
 
   it('--instances reaches the outage and overload scenarios', () => {
