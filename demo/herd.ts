@@ -35,7 +35,7 @@ const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
 console.log(
   `A real server on 127.0.0.1 serves ${s.capacity} requests a second, one at a time, first in first out, with no ` +
     `queue limit.\nEach call: ${seconds(s.attemptTimeoutMs)} attempt timeout, ${s.maxAttempts} attempts. The lanes ` +
-    `of an act run at once, each with its own server and the same arrivals:\n` +
+    `of an act run at once, each with its own server\nand the same arrivals:\n` +
     `  naive loop: try, wait ${seconds(s.fixedDelayMs)}, try again; no-retries: one attempt; plain: retry() with ` +
     'full jitter;\n  recommended: what the README recommends, retry() with full jitter, createRetryBudget(), ' +
     'createCircuitBreaker()\n  and the attempt timeout.\n',
@@ -47,8 +47,8 @@ function actIntro(act: Act, n: number): string {
   const arrive = `requests arrive at ${percent(act.load)} of capacity (${rate} a second)`;
   const after = `traffic goes on ${seconds(act.afterMs)} more`;
   return act.scenario === 'overload'
-    ? `${n}. Overload: ${arrive}. After ${seconds(act.warmupMs)} the server slows to ${percent(act.slowdownCapacity)} ` +
-        `for ${seconds(act.troubleMs)}; ${after}.`
+    ? `${n}. Overload: ${arrive}. After ${seconds(act.warmupMs)} the server slows to\n   ` +
+        `${percent(act.slowdownCapacity)} of its speed for ${seconds(act.troubleMs)}; ${after}.`
     : `${n}. Partial failure: ${arrive}. After ${seconds(act.warmupMs)} the server fails ` +
         `${percent(act.failureRate)} of what it serves\n   (a fast 503, after its turn) for ${seconds(act.troubleMs)}; ` +
         `${after}.`;
@@ -146,7 +146,7 @@ try {
     'requests: what the server received; ampl.: requests from the trouble on, over what it can serve; goodput: ' +
       'calls\nthat succeeded; recovery: from the slowdown’s end until 95% of calls succeed ' +
       `${formatMs(5 * s.recoveryWindowMs)} in a row; during: calls begun\nduring the failure that succeeded; 503s: ` +
-      'requests the server failed; refused: by the breaker or the budget; wasted: served\nafter the client gave up; ' +
+      'requests the server failed; refused: by the breaker or the budget;\nwasted: served after the client gave up; ' +
       'behind: work queued when traffic ended.\n',
   );
   const results = runs.flatMap((run) => run.results);

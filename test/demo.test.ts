@@ -58,7 +58,8 @@ describe('the real-server demo', () => {
     // `amplification` counts (every lane's alike, since they share one thread), but it never saves an attempt.
     for (const r of [naive, plain]) {
       expect(r.received).toBeGreaterThan(1.5 * calls); // about 2.8 a call
-      expect(r.amplification).toBeGreaterThan(2 * recommended.amplification); // about 4 times
+      expect(r.received).toBeGreaterThan(2 * recommended.received); // about 4 times
+      expect(r.amplification).toBeGreaterThan(recommended.amplification); // 2.4x against 0.6x, on an idle machine
       expect(r.recoveryMs).toBeNull();
       expect(r.behindMs).toBeGreaterThan(s.attemptTimeoutMs);
       expect(r.refused + r.budgetStops).toBe(0);
@@ -99,7 +100,8 @@ describe('the real-server demo', () => {
     const [none, plain, recommended] = results as [DemoFigures, DemoFigures, DemoFigures];
     // Retrying half the calls twice asks 1.4x the capacity: a backlog that outlives the failure (it is still longer
     // than an attempt timeout when traffic ends, so every attempt then times out), and work nobody waits for.
-    expect(plain.amplification).toBeGreaterThan(1.2 * recommended.amplification);
+    expect(plain.received).toBeGreaterThan(1.3 * recommended.received); // about 1.7 times
+    expect(plain.amplification).toBeGreaterThan(recommended.amplification);
     expect(plain.behindMs).toBeGreaterThan(s.attemptTimeoutMs);
     expect(plain.behindMs).toBeGreaterThan(2 * recommended.behindMs);
     expect(plain.wasted).toBeGreaterThan(recommended.wasted);
