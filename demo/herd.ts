@@ -4,8 +4,9 @@
  * tenth for 4 s; does it come back? Acts 2 and 3: at 50% and 80%, it fails half of what it serves (a fast 503) for
  * 8 s; how many calls still succeed? Each act runs its lanes at once (the naive loop or no retries, full jitter, and
  * the recommended setup), each with its own server. Prints what each server saw and what each client got, a load
- * chart, and writes an SVG per act (herdless-demo.svg, herdless-demo-partial-50.svg, ...). About 55 s; Ctrl-C stops
- * it early. `--quick` runs the same story with shorter troubles and less traffic after them (about 30 s, for CI).
+ * chart, and writes an SVG per act (herdless-demo.svg, herdless-demo-partial-50.svg, ...). About a minute; Ctrl-C
+ * stops it early. `--quick` runs the same story with less traffic after the slowdown and shorter failures (about 45 s
+ * on a loaded 2-core machine, for CI).
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
