@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCircuitBreaker, createRetryBudget, type RetryError, retry } from '../src/index';
+import { createCircuitBreaker, createRetryBudget, type RetryBudget, type RetryError, retry } from '../src/index';
 import { settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -184,5 +184,46 @@ describe('retry() reports a guarded attempt with its time and the time it had', 
     const ok = settle(retry(f.fn, { budget, attemptTimeoutMs: 1_000, maxAttempts: 2 }));
     await fake.clock.runAllAsync();
     expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+});
+
+describe('a wrapped budget (the Guard example): retry() accepts what the types allow', () => {
+  it('delegating open() and wrapping its pass sees every refusal, and retry() behaves as with the real one', async () => {
+    const real = createRetryBudget();
+    let refused = 0;
+    const counted: RetryBudget = {
+      deposit: () => real.deposit(),
+      tryWithdraw: () => real.tryWithdraw(),
+      available: () => real.available(),
+      open(next) {
+        const pass = real.open(next);
+        return {
+          settle: (...args) => {
+            const stop = pass.settle(...args);
+            if (stop) refused++;
+            return stop;
+          },
+        };
+      },
+    };
+    const run = settle(retry(failingAfter(600).fn, { budget: counted, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(refused).toBe(1);
+  });
+
+  it('an object without open() is refused with a clear error, without calling fn', async () => {
+    let called = 0;
+    const bare = { deposit() {}, tryWithdraw: () => false as const, available: () => 0 };
+    await expect(
+      retry(
+        () => {
+          called++;
+          return 1;
+        },
+        { budget: bare as never },
+      ),
+    ).rejects.toThrow(/^herdless: budget must be a RetryBudget \(createRetryBudget\(\)\)/);
+    expect(called).toBe(0);
   });
 });
