@@ -167,7 +167,8 @@ describe('givenUp: whether herdless gave up, and why, for every outcome', () => 
 
   it('the deadline: timeout', async () => {
     const server = await serve(reply(503));
-    const res = await retryingFetch({ baseMs: 50, capMs: 50, jitter: 'none', timeoutMs: 30 })(server.url);
+    const res = await retryingFetch({ baseMs: 5_000, capMs: 5_000, jitter: 'none', timeoutMs: 2_000 })(server.url);
+    expect(server.seen).toHaveLength(1); // the sleep would pass the deadline: given up at once
     expect(givenUp(res)).toBe('timeout');
   });
 
