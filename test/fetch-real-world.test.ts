@@ -338,6 +338,18 @@ describe('a POST without a key is retried only when it provably never left', () 
     expect(failures.map((e) => e.attemptsLeft)).toEqual([0]);
   });
 
+  it('with maxAttempts 1, or a breaker refusing the retry that would not come anyway: still says why', async () => {
+    const server = await serve(reset);
+    const one = await retryingFetch({ ...quick, maxAttempts: 1 })(server.url, { method: 'POST' }).catch((e) => e);
+    expect(one).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 1 });
+    expect((one as Error).message).toContain('POST is sent once');
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, breakMs: 60_000 });
+    const refused = await retryingFetch({ ...quick, breaker })(server.url, { method: 'POST' }).catch((e) => e);
+    expect(refused).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 1 });
+    expect((refused as Error).message).toContain('POST is sent once');
+    expect(server.seen).toHaveLength(2);
+  });
+
   it('nor is a timeout: sent once', async () => {
     const server = await serve(() => {}); // never answers
     const error = await retryingFetch({ ...quick, attemptTimeoutMs: 30 })(server.url, { method: 'POST' }).catch(
