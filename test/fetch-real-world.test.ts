@@ -1,4 +1,7 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import * as undici from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -153,6 +156,30 @@ describe('where AbortSignal.any is missing (Node < 20.3, Safari < 17.4)', () => 
     const body = res.text();
     controller.abort('enough');
     await expect(body).rejects.toBe('enough');
+  });
+});
+
+describe('where AbortSignal.any is missing, nothing is held per call', () => {
+  it("once the Response is collected, the caller's signal holds no listener of herdless's", async () => {
+    const any = AbortSignal.any;
+    Object.defineProperty(AbortSignal, 'any', { value: undefined, configurable: true, writable: true });
+    try {
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const server = await serve(reply(200, {}, 'items'));
+      const controller = new AbortController();
+      const send = retryingFetch(quick);
+      for (let i = 0; i < 20; i++)
+        expect(await (await send(server.url, { signal: controller.signal })).text()).toBe('items');
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1); // the registry's one, for every call
+      for (let i = 0; i < 50 && getEventListeners(controller.signal, 'abort').length > 0; i++) {
+        gc();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    } finally {
+      Object.defineProperty(AbortSignal, 'any', { value: any, configurable: true, writable: true });
+    }
   });
 });
 
