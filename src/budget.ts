@@ -254,9 +254,11 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   failed, with at least `minimumCalls` (10) of them. The dependency is down or shedding load.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a
  * dependency that fails some of its requests while it has room keeps what retrying is for. First attempts are never
- * refused. Both rules read only this budget's own attempts, as shares and speeds rather than counts, so they act the
- * same in a process that makes 1,000 calls a second and in one of 10,000 that each make one every ten seconds
- * (measured: `herdless simulate --scenario matrix`). An optional volume cap (`ratio`, `minPerSecond`: Finagle's
+ * refused. Both rules read only this budget's own attempts, and neither counts retries against a per-process reserve,
+ * so a fleet of 10,000 processes adds no more than one does. The slow rule reads each attempt's own time, so it acts
+ * alike in every process; the failure-share rule needs `minimumCalls` attempts in its window, so it acts in a busy
+ * process and not in a quiet one (in the matrix, `herdless simulate --scenario matrix`: up to 100 instances of a
+ * 1,000-a-second demand, not at 1,000), which then relies on the slow rule alone. An optional volume cap (`ratio`, `minPerSecond`: Finagle's
  * `RetryBudget`) also bounds retries to a share of first attempts; off by default, since a reserve counted per
  * process adds up across a fleet.
  *
