@@ -7,7 +7,7 @@ export default defineConfig({
     simulate: 'src/simulate/index.ts',
     eslint: 'src/eslint/index.ts',
     cli: 'src/cli.ts',
-    'audit-worker': 'src/audit-worker.ts',
+    'audit-worker': 'src/audit/worker.ts',
   },
   format: ['esm', 'cjs'],
   // The command line runs only through package.json's `bin`, an ESM file that shares its chunks with simulate.js,

@@ -23,7 +23,7 @@ import {
   listFiles,
   MAX_FILE_BYTES,
   mayRetry,
-} from '../src/audit';
+} from '../src/audit/audit';
 import { main } from '../src/cli';
 import { samples } from './eslint/samples';
 
@@ -632,7 +632,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
   });
 
   it('loads ESLint from the project, never from herdless itself', async () => {
-    const text = readFileSync(join(import.meta.dirname, '..', 'src', 'audit.ts'), 'utf8');
+    const text = readFileSync(join(import.meta.dirname, '..', 'src', 'audit', 'audit.ts'), 'utf8');
     expect(text).toMatch(/createRequire\(join\(cwd, 'noop\.js'\)\)/);
     expect(text).not.toMatch(/from 'eslint'|from 'typescript-eslint'/);
   });
