@@ -15,6 +15,7 @@ import {
   callName,
   FUNCTIONS,
   isNode,
+  LOOPS,
   mentions,
   type Node,
   nameOf,
@@ -124,6 +125,8 @@ export function statusPolarity(test: Node): 'success' | 'failure' | undefined {
 const isStatusRef = (node: Node): boolean =>
   (node.type === 'MemberExpression' &&
     !node.computed &&
+    // `this.status === 'end'` is the object's own state, not a response's status.
+    (node.object as Node).type !== 'ThisExpression' &&
     ['status', 'statusCode'].includes((node.property as Node).name as string)) ||
   (node.type === 'Identifier' && ['status', 'statusCode'].includes(node.name as string));
 
@@ -309,10 +312,47 @@ function limitByName(n: Node, keys: VisitorKeys): boolean {
   );
 }
 
+/**
+ * Along a cycle, a bound is a comparison, not a mention: a counter (stepped there, or a field its class steps)
+ * compared, a clock read, `--left > 0`, or a name that says limit when its code is out of reach.
+ */
+function compares(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): boolean {
+  if (mentions(test, keys, isStatusRef)) return false;
+  return mentions(test, keys, (n) => {
+    if (isClockCall(n) || n.type === 'UpdateExpression') return true;
+    if (n.type === 'BinaryExpression' && ['<', '<=', '>', '>='].includes(n.operator as string)) {
+      return [n.left as Node, n.right as Node].some(
+        (side) =>
+          names.has(refKey(side) ?? '') ||
+          (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys))) ||
+          LIMIT_NAME.test(
+            side.type === 'MemberExpression' ? (nameOf(side.property as Node) ?? '') : (nameOf(side) ?? ''),
+          ),
+      );
+    }
+    return false;
+  });
+}
+
 /** Whether some condition in `nodes` stops the attempts: a bounded loop test, or a bounded `if` that leaves. */
 function limitedBy(loopTests: readonly Node[], nodes: readonly Node[], names: ReadonlySet<string>, keys: VisitorKeys) {
   if (loopTests.some((t) => bounds(t, names, keys))) return true;
   for (const n of nodes) {
+    // `srv.reconnects++; if (srv.reconnects >= max) servers.remove(srv)`: a counter stepped and compared is a limit,
+    // whatever the branch then does to stop.
+    if (
+      n.type === 'IfStatement' &&
+      mentions(
+        n.test as Node,
+        keys,
+        (m) =>
+          m.type === 'BinaryExpression' &&
+          ['<', '<=', '>', '>='].includes(m.operator as string) &&
+          [m.left, m.right].some((side) => names.has(refKey(side as Node) ?? '')),
+      )
+    ) {
+      return true;
+    }
     if (n.type === 'IfStatement' && bounds(n.test as Node, names, keys)) {
       const c = completions(n.consequent as Node, true);
       if (!leadsBack(c) || c.has('exit') || c.has('throw')) return true;
@@ -366,7 +406,15 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
   // `if (err)` in a node-style callback only asks whether it failed: that is the failure path, not a look at why.
   const bare = (t: Node): boolean =>
     t.type === 'UnaryExpression' && t.operator === '!' ? bare(t.argument as Node) : isError(t);
-  if (tests(nodes).some((t) => !bare(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)))) return true;
+  // `err instanceof Error`, `typeof err === 'string'`: the error's type normalised, not why it failed.
+  const normalises = (t: Node): boolean =>
+    (t.type === 'BinaryExpression' && t.operator === 'instanceof' && refKey(t.right as Node) === 'Error') ||
+    (t.type === 'BinaryExpression' &&
+      (t.left as Node).type === 'UnaryExpression' &&
+      (t.left as Node).operator === 'typeof');
+  if (tests(nodes).some((t) => !bare(t) && !normalises(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)))) {
+    return true;
+  }
   return nodes.some((n) => {
     if (n.type !== 'CallExpression') return false;
     const args = n.arguments as Node[];
@@ -991,6 +1039,30 @@ function changesInput(call: Node, fn: Node, keys: VisitorKeys): boolean {
   });
 }
 
+/**
+ * `while ((item = stack.pop()))`, or `if (!hosts.length) return giveUp(); ... hosts.shift()`: it works through a queue
+ * or a list of fallbacks, a different call each time.
+ */
+function walksList(nodes: readonly Node[], keys: VisitorKeys): boolean {
+  const lengths = new Set<string>();
+  for (const t of tests(nodes)) {
+    walk(t, keys, (m) => {
+      if (m.type === 'MemberExpression' && nameOf(m.property as Node) === 'length') {
+        lengths.add(refKey(m.object as Node) ?? '');
+      }
+      return true;
+    });
+  }
+  return nodes.some(
+    (n) =>
+      n.type === 'CallExpression' &&
+      CONSUMES.test(callName(n)) &&
+      (n.parent?.type !== 'ExpressionStatement' ||
+        ((n.callee as Node).type === 'MemberExpression' &&
+          lengths.has(refKey((n.callee as Node).object as Node) ?? ''))),
+  );
+}
+
 /** It takes the next item off a queue or a stream (`stack.pop()`, `reader.read()`): each call handles another. */
 const CONSUMES = /^(pop|shift|dequeue|read|readMessage|take)$/;
 
@@ -1025,13 +1097,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && params.has(counterKey(n.property as Node)))) {
     return undefined; // `parsers[index]`: it tries the next item of a list, not the same call again
   }
-  if (
-    nodes.some(
-      (n) => n.type === 'CallExpression' && n.parent?.type !== 'ExpressionStatement' && CONSUMES.test(callName(n)),
-    )
-  ) {
-    return undefined; // `while ((item = stack.pop()))`: it works through a queue
-  }
+  if (walksList(nodes, keys)) return undefined; // it works through a queue or a list of fallbacks
   const attempts = nodes.filter((n) => n.type === 'TryStatement' && n.handler);
   if (attempts.length > 0 && attempts.every((t) => onlyWaits(t.block as Node, keys))) return undefined;
   // The self-call is not a wait, even when its name says wait (`waitForExit()`).
@@ -1091,7 +1157,13 @@ function entered(n: Node, ctx: Context): Node[] {
 const changesArguments = (call: Node): boolean =>
   call.type === 'CallExpression' &&
   (call.arguments as Node[]).some(
-    (a) => (a.type === 'MemberExpression' && a.computed) || a.type === 'CallExpression' || a.type === 'NewExpression',
+    (a) =>
+      (a.type === 'MemberExpression' && a.computed) ||
+      a.type === 'CallExpression' ||
+      a.type === 'NewExpression' ||
+      a.type === 'ObjectExpression' ||
+      // `this.emit('error', e)` from `emit(event)`'s failure: another event, not the same call again
+      (a.type === 'Literal' && typeof a.value === 'string'),
   );
 
 const bodyOf = (fn: Node): Node => (fn.body as Node | undefined) ?? fn;
@@ -1147,6 +1219,8 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
     if (!path) continue;
     const chain = reach(first, fn, ctx, new Set([fn]), 0);
     if (!chain) continue;
+    const spans = [fn, ...chain].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
+    if (walksList(spans, keys)) return undefined;
     return cycleShape(fn, path, chain, ctx);
   }
   return undefined;
@@ -1195,13 +1269,28 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
       !index.classes.has((g.parent.callee as Node).name as string) &&
       WAITS_BY_NAME.test((g.parent.callee as Node).name as string),
   );
+  // `this._retrier.retryLater(tracker, () => this.fill())`: an object out of reach, named like a scheduler, handed
+  // the way back, is taken as a wait by that name.
+  const handedOn = pathNodes.some(
+    (m) =>
+      m.type === 'CallExpression' &&
+      (m.callee as Node).type === 'MemberExpression' &&
+      entered(m, ctx).length === 0 &&
+      WAITS_BY_NAME.test(callName(m)) &&
+      (m.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
+  );
   const waits = waitsIn([...pathNodes, ...helperNodes], ctx, true);
   return {
     node: fn,
     kind: 'recursion',
-    waits: waits.waits || assumedWait,
+    waits: waits.waits || assumedWait || handedOn,
     fixedDelay: waits.waits && waits.fixedDelay,
-    limited: conditions([...guards, ...all]).some((t) => bounds(t, names, keys)),
+    limited:
+      conditions([...guards, ...pathNodes].filter((n) => !LOOPS.has(n.type))).some((t) => compares(t, names, keys)) ||
+      [...helpers].some((h) => {
+        const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
+        return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
+      }),
     checksError: checksError(all, errorNames, ctx),
   };
 }
