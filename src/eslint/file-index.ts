@@ -153,7 +153,7 @@ export function memberTargets(member: Node, index: FileIndex): Node[] {
   const key = nameOf(member.property as Node);
   if (key === undefined) return [];
   let cls: ClassInfo | undefined;
-  if (object.type === 'ThisExpression') cls = index.classOf(member);
+  if (object.type === 'ThisExpression' || isThisAlias(object)) cls = index.classOf(member);
   else cls = instanceClass(object, index);
   if (!cls) return [];
   const out: Node[] = [...(cls.methods.get(key) ?? [])];
@@ -170,6 +170,24 @@ export function memberTargets(member: Node, index: FileIndex): Node[] {
     out.push(v);
   }
   return out;
+}
+
+/** `self` in `const self = this` (`_this` in compiled TypeScript), declared in a function around `node`. */
+export function isThisAlias(node: Node): boolean {
+  if (node.type !== 'Identifier') return false;
+  for (let p = node.parent; p; p = p.parent) {
+    if (p.type !== 'BlockStatement') continue;
+    for (const st of p.body as Node[]) {
+      if (st.type !== 'VariableDeclaration') continue;
+      for (const d of st.declarations as Node[]) {
+        const id = d.id as Node;
+        if (id.type === 'Identifier' && id.name === node.name && (d.init as Node | null)?.type === 'ThisExpression') {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
 }
 
 const isWithin = (node: Node, ancestor: Node): boolean => {

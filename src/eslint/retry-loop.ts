@@ -24,7 +24,7 @@ import {
   type VisitorKeys,
   walk,
 } from './ast';
-import { fileIndex, foreignConstructions, isCounted, memberTargets } from './file-index';
+import { fileIndex, foreignConstructions, isCounted, isThisAlias, memberTargets } from './file-index';
 import { after, completions, leadsBack, leaves, sequence } from './flow';
 
 /** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
@@ -743,6 +743,18 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
       n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' ? [(n.id as Node).name] : [],
     ),
   );
+  const inits = new Map<string, Node>();
+  for (const n of body) {
+    if (n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' && n.init) {
+      inits.set((n.id as Node).name as string, n.init as Node);
+    }
+  }
+  // `response = r` after `const r = await client.scroll(...)`: this pass's result kept; `dir = parent` after
+  // `const parent = dirname(dir)` is a step.
+  const keeps = (name: string, target: string) => {
+    const init = inits.get(name);
+    return init !== undefined && !mentions(init, {}, (m) => m.type === 'Identifier' && m.name === target);
+  };
   for (const n of nodes) {
     if (n.type === 'MemberExpression' && n.computed) {
       const key = refKey(n.property as Node);
@@ -750,7 +762,11 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
     }
     if (n.type === 'AssignmentExpression' && n.operator === '=' && (n.left as Node).type === 'Identifier') {
       const right = n.right as Node;
-      const steps = right.type === 'Identifier' || right.type === 'MemberExpression' || right.type === 'CallExpression';
+      // `response = r` with `const r = await ...` in the body: this pass's result kept, not a step.
+      const steps =
+        (right.type === 'Identifier' && !keeps(right.name as string, (n.left as Node).name as string)) ||
+        right.type === 'MemberExpression' ||
+        right.type === 'CallExpression';
       let inTry = false;
       for (let p = n.parent; p && p !== top && !inTry; p = p.parent) inTry = p.type === 'TryStatement';
       if (steps && !inTry && !declared.has((n.left as Node).name)) return true;
@@ -866,7 +882,11 @@ function entersAgain(call: Node, fn: Node, name: string): boolean {
   if (calleeName(call) === name) {
     if (callee.type !== 'MemberExpression') return true;
     const object = callee.object as Node;
-    return object.type === 'ThisExpression' || (refKey(object) !== undefined && refKey(object) === holderName(fn));
+    return (
+      object.type === 'ThisExpression' ||
+      isThisAlias(object) ||
+      (refKey(object) !== undefined && refKey(object) === holderName(fn))
+    );
   }
   const isName = (a: Node) => a.type === 'Identifier' && a.name === name;
   return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isName)) || failureReference(call, isName);

@@ -332,6 +332,38 @@ class Feed {
   }
 }`,
   },
+  {
+    name: 'recursion: self.reconnect() through const self = this (socket.io-client), with a limit and jitter',
+    finds: ['require-transient-check'],
+    code: `
+class Manager {
+  reconnect() { // <-
+    const self = this;
+    if (this.backoff.attempts >= this.maxAttempts) return;
+    const delay = Math.random() * this.backoff.duration();
+    this.timer = setTimeout(() => {
+      self.open((err) => {
+        if (err) self.reconnect();
+      });
+    }, delay);
+  }
+}`,
+  },
+  {
+    name: 'loop: the response kept from a fresh const each pass is not a step (elasticsearch scroll on 429)',
+    finds: ['require-jitter'],
+    code: `
+async function next(client, scrollId, maxRetries, wait) {
+  let response;
+  for (let i = 0; i <= maxRetries; i++) { // <-
+    const r = await client.scroll({ scroll_id: scrollId });
+    response = r;
+    if (response.statusCode !== 429) break;
+    await sleep(wait);
+  }
+  return response;
+}`,
+  },
   // Look-alikes: the success path schedules, or the failure path does not lead back.
   {
     name: 'look-alike: a heartbeat that schedules the next ping on success is polling',
