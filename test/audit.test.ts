@@ -93,6 +93,12 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(out).toContain('  herdless/require-jitter: 3\n  herdless/require-transient-check: 4\n');
   });
 
+  it('exits 1 on a single finding, so a CI gate fails on one bad loop', async () => {
+    const { code, out } = await run(['src/call.ts']);
+    expect(out.split('\n').filter((l) => /^\S+:\d+:\d+ {2}herdless\//.test(l))).toHaveLength(1);
+    expect(code).toBe(1);
+  });
+
   it('--json gives the same findings and the summary for CI', async () => {
     const { code, out } = await run(['--json', 'src']);
     expect(code).toBe(1);

@@ -364,6 +364,38 @@ async function next(client, scrollId, maxRetries, wait) {
   return response;
 }`,
   },
+  // Names that count because their code is out of reach (each fails if the word is dropped from the detector).
+  {
+    name: 'loop: a deadline helper out of reach is a limit by its name',
+    finds: [],
+    code: `
+async function call(f) {
+  for (;;) {
+    try {
+      return await f();
+    } catch (e) {
+      if (!transient(e)) throw e;
+      if (pastDeadline()) throw e;
+      await sleep(Math.random() * 100);
+    }
+  }
+}`,
+  },
+  {
+    name: 'loop: an awaited backoff() out of reach is a wait by its name (its delay read from the counter: fixed)',
+    finds: ['require-jitter'],
+    code: `
+async function call(f) {
+  for (let n = 0; n < 5; n++) { // <-
+    try {
+      return await f();
+    } catch (e) {
+      if (!transient(e)) throw e;
+      await backoff(n);
+    }
+  }
+}`,
+  },
   // Look-alikes: the success path schedules, or the failure path does not lead back.
   {
     name: 'look-alike: a heartbeat that schedules the next ping on success is polling',
