@@ -28,14 +28,39 @@ export type Settle = typeof SUCCESS | typeof FAILURE | typeof RELEASE | typeof S
  * `START` and `FAILURE` may also throw a broken clock's or `random`'s error; `SUCCESS` and `RELEASE` never throw.
  */
 export interface Pass {
-  settle(event: Settle, failure?: unknown): StopReason | undefined;
+  /**
+   * @param failure - With `START` of a retry: the failure it follows (the cause of a broken clock's error).
+   * @param attemptMs - With `SUCCESS` and `FAILURE`: how long the attempt took, in ms; `Infinity` when its timeout (or the deadline)
+   *   abandoned it. What a budget reads to tell a dependency that answers fast from one that queues.
+   * @param allowedMs - With `SUCCESS` and `FAILURE`: the time the attempt was allowed (its `attemptTimeoutMs`, or what was left of the
+   *   deadline), `Infinity` for no limit.
+   */
+  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | undefined;
 }
 
 /**
- * What bounds retry volume, behind one interface: a retry budget and a circuit breaker each implement it, so that
+ * What `retry()` needs of a `budget` or a `breaker`: a retry budget and a circuit breaker each implement it, so that
  * their logic lives in their own modules, bundled only when `createRetryBudget` or `createCircuitBreaker` is imported.
  * `next` is the guard that stands behind this one (a breaker's: the policy's budget, asked only when the breaker lets
- * the attempt through).
+ * the attempt through). `retry()` opens one {@link Pass} per call and settles it through the call.
+ *
+ * To wrap a budget or a breaker (to count what it refuses, say), delegate `open` to the real one and wrap the pass it
+ * returns; the other methods delegate as they are:
+ *
+ * @example
+ * ```ts
+ * const real = createRetryBudget();
+ * let refused = 0;
+ * const counted: RetryBudget = {
+ *   deposit: () => real.deposit(),
+ *   tryWithdraw: () => real.tryWithdraw(),
+ *   available: () => real.available(),
+ *   open(next) {
+ *     const pass = real.open(next);
+ *     return { settle: (...args) => { const stop = pass.settle(...args); if (stop) refused++; return stop; } };
+ *   },
+ * };
+ * ```
  */
 export interface Guard {
   open(next?: Guard): Pass;
