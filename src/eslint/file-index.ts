@@ -109,7 +109,7 @@ export function isCounted(member: Node, index: FileIndex): boolean {
   const object = member.object as Node;
   const key = nameOf(member.property as Node);
   const cls = object.type === 'ThisExpression' ? index.classOf(member) : instanceClass(object, index);
-  return key !== undefined && cls !== undefined && cls.counted.has(key);
+  return key !== undefined && cls?.counted.has(key) === true;
 }
 
 /** The class a `this.x` holds when the file assigns it `new K(...)` of a class K of the file. */
