@@ -24,7 +24,7 @@ export default defineConfig({
     eslint: 'src/eslint/index.ts',
     otel: 'src/otel/index.ts',
     cli: 'src/cli.ts',
-    'audit-worker': 'src/audit-worker.ts',
+    'audit-worker': 'src/audit/worker.ts',
   },
   format: ['esm', 'cjs'],
   // The command line runs only through package.json's `bin`, an ESM file that shares its chunks with simulate.js,

@@ -4,16 +4,16 @@ import { defineConfig } from 'vitest/config';
 const all = { lines: 95, branches: 95, functions: 95, statements: 95 };
 /**
  * Runs only inside `herdless audit`'s worker threads, where coverage cannot see: kept to a few lines, the linting it
- * calls is src/audit.ts's own (covered in the main thread), and test/audit-pool.test.ts runs it in real workers.
+ * calls is src/audit/audit.ts's own (covered in the main thread), and test/audit-pool.test.ts runs it in real workers.
  */
-const workerOnly = 'audit-worker.ts';
+const workerOnly = 'src/audit/worker.ts';
 /**
- * The core: every src/*.ts but the CLI, the re-exports and the audit's worker thread. Each file gets its own threshold (a glob that matches one
+ * The core: every src/*.ts but the CLI and the re-exports. Each file gets its own threshold (a glob that matches one
  * file is checked on that file alone), so one core file cannot fall below while the others carry the total. A new
  * core file is picked up by being there.
  */
 const core = readdirSync(new URL('./src', import.meta.url)).filter(
-  (name) => name.endsWith('.ts') && name !== 'cli.ts' && name !== 'index.ts' && name !== workerOnly,
+  (name) => name.endsWith('.ts') && name !== 'cli.ts' && name !== 'index.ts',
 );
 
 export default defineConfig({
@@ -28,8 +28,13 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      exclude: ['src/**/index.ts', `src/${workerOnly}`],
-      thresholds: { ...all, ...Object.fromEntries(core.map((name) => [`src/${name}`, all])) },
+      exclude: ['src/**/index.ts', workerOnly],
+      // The audit (a wing in its folder) keeps the per-file threshold it had at src/'s root.
+      thresholds: {
+        ...all,
+        ...Object.fromEntries(core.map((name) => [`src/${name}`, all])),
+        'src/audit/audit.ts': all,
+      },
     },
   },
 });

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { audit, usageMessage } from './audit';
+import { audit, usageMessage } from './audit/audit';
 import {
   contentionTable,
   formatMs,

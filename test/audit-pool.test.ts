@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuditReport, type AuditThreads, audit, FILES_PER_WORKER, poolSize } from '../src/audit';
+import { type AuditReport, type AuditThreads, audit, FILES_PER_WORKER, poolSize } from '../src/audit/audit';
 import { samples } from './eslint/samples';
 
 // Inside the repository, so `eslint` and `typescript-eslint` resolve from it as from a user's project.
@@ -27,8 +27,8 @@ function corpus(dir: string, copies = 1): void {
   writeFileSync(join(dir, 'plain.js'), 'for (;;) { step(); }');
 }
 
-/** Workers run src/audit-worker.ts (or `script`) through tsx, as the built dist/audit-worker.js runs in Node. */
-function tsxWorkers(size: number, script = join(import.meta.dirname, '..', 'src', 'audit-worker.ts')) {
+/** Workers run src/audit/worker.ts (or `script`) through tsx, as the built dist/audit-worker.js runs in Node. */
+function tsxWorkers(size: number, script = join(import.meta.dirname, '..', 'src', 'audit', 'worker.ts')) {
   const started: Worker[] = [];
   const exited: number[] = [];
   const threads: AuditThreads = {

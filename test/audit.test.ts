@@ -23,7 +23,7 @@ import {
   listFiles,
   MAX_FILE_BYTES,
   mayRetry,
-} from '../src/audit';
+} from '../src/audit/audit';
 import { main } from '../src/cli';
 import { samples } from './eslint/samples';
 
@@ -91,6 +91,12 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       '\n  5 files scanned: 5 parsed, 0 without a failure path (no retry possible), 0 not checked\n',
     );
     expect(out).toContain('  herdless/require-jitter: 3\n  herdless/require-transient-check: 4\n');
+  });
+
+  it('exits 1 on a single finding, so a CI gate fails on one bad loop', async () => {
+    const { code, out } = await run(['src/call.ts']);
+    expect(out.split('\n').filter((l) => /^\S+:\d+:\d+ {2}herdless\//.test(l))).toHaveLength(1);
+    expect(code).toBe(1);
   });
 
   it('--json gives the same findings and the summary for CI', async () => {
@@ -632,7 +638,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
   });
 
   it('loads ESLint from the project, never from herdless itself', async () => {
-    const text = readFileSync(join(import.meta.dirname, '..', 'src', 'audit.ts'), 'utf8');
+    const text = readFileSync(join(import.meta.dirname, '..', 'src', 'audit', 'audit.ts'), 'utf8');
     expect(text).toMatch(/createRequire\(join\(cwd, 'noop\.js'\)\)/);
     expect(text).not.toMatch(/from 'eslint'|from 'typescript-eslint'/);
   });

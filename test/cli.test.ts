@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_USAGE } from '../src/audit';
+import { AUDIT_USAGE } from '../src/audit/audit';
 import { main, packageVersion, parseCapacity, parseDuration, start, USAGE } from '../src/cli';
 
 function run(...args: string[]) {

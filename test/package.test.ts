@@ -43,11 +43,7 @@ describe('package contract', () => {
     expect(
       sources.some((f) => f.startsWith('simulate') || f.startsWith('eslint') || f.startsWith('otel') || f === 'cli.ts'),
     ).toBe(false);
-    expect(readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !sources.includes(f))).toEqual([
-      'audit-worker.ts',
-      'audit.ts',
-      'cli.ts',
-    ]);
+    expect(readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !sources.includes(f))).toEqual(['cli.ts']);
   });
 
   it('the core imports only its own files: no node: modules, no packages', () => {

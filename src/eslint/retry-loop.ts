@@ -15,6 +15,7 @@ import {
   callName,
   FUNCTIONS,
   isNode,
+  LOOPS,
   mentions,
   type Node,
   nameOf,
@@ -23,6 +24,7 @@ import {
   type VisitorKeys,
   walk,
 } from './ast';
+import { fileIndex, foreignConstructions, isCounted, isThisAlias, memberTargets } from './file-index';
 import { after, completions, leadsBack, leaves, sequence } from './flow';
 
 /** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
@@ -45,6 +47,8 @@ export interface RetryShape {
 
 const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
 const RANDOM_NAME = /jitter|random/i;
+/** Named like a wait, but makes, clears or reads one: `makeTimeoutError()`, `clearTimeout()`, `isTimeout(err)`. */
+const NOT_A_WAIT = /^(clear|make|create|build|new|is|has|get|on|handle|emit|to)|error$|exception$/i;
 const CLASSIFIER_NAME = /retr|transient|recover|fatal|permanent|should|^is|^can|^assert|classif|check|status/i;
 const LIMIT_NAME =
   /limit|max|attempt|tries|count$|deadline|time[dr]?out|remaining|exhaust|expire|budget|giveup|retriesLeft|abort/i;
@@ -64,10 +68,15 @@ const isRandomCall = (node: Node): boolean => {
   return name === 'getRandomValues' || name === 'randomInt' || name === 'randomBytes' || RANDOM_NAME.test(name);
 };
 
+/** `setTimeout(f, this.nextDelay())`, `base + delay(n)`: a call whose result is a number handed on computes a delay. */
+const usedAsValue = (node: Node): boolean =>
+  (node.parent?.type === 'CallExpression' && (node.parent.arguments as Node[]).includes(node)) ||
+  node.parent?.type === 'BinaryExpression';
+
 /** A wait: a call named like sleep/delay/wait/backoff/setTimeout, or `new Promise(r => setTimeout(r, ms))`. */
 const isWaitCall = (node: Node): boolean =>
   node.type === 'CallExpression' &&
-  (WAIT_NAME.test(callName(node)) ||
+  ((WAIT_NAME.test(callName(node)) && !NOT_A_WAIT.test(callName(node)) && !usedAsValue(node)) ||
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
@@ -116,6 +125,8 @@ export function statusPolarity(test: Node): 'success' | 'failure' | undefined {
 const isStatusRef = (node: Node): boolean =>
   (node.type === 'MemberExpression' &&
     !node.computed &&
+    // `this.status === 'end'` is the object's own state, not a response's status.
+    (node.object as Node).type !== 'ThisExpression' &&
     ['status', 'statusCode'].includes((node.property as Node).name as string)) ||
   (node.type === 'Identifier' && ['status', 'statusCode'].includes(node.name as string));
 
@@ -136,6 +147,10 @@ function tests(nodes: readonly Node[]): Node[] {
   }
   return out;
 }
+
+/** The tests of real conditions (if, ?:, loops): not the left of a `||` default (`[1, 2][n] || 10`). */
+const conditions = (nodes: readonly Node[]): Node[] =>
+  tests(nodes.filter((n) => n.type !== 'LogicalExpression' || n.parent?.type === 'IfStatement'));
 
 interface Context {
   readonly keys: VisitorKeys;
@@ -188,7 +203,11 @@ function determinism(
     if (n.type === 'CallExpression') {
       const callee = n.callee as Node;
       if (!(callee.type === 'MemberExpression' && refKey(callee.object as Node) === 'Math')) {
-        const targets = callee.type === 'Identifier' ? ctx.resolve(callee.name as string, n) : [];
+        // `this.nextDelay()`, `this.backoff.duration()`: a method of the file is read, not taken as unknown.
+        const targets =
+          callee.type === 'Identifier'
+            ? ctx.resolve(callee.name as string, n)
+            : memberTargets(callee, fileIndex(n, ctx.keys));
         if (targets.length === 0 && verdict === 'fixed') verdict = 'unknown';
         see(targets);
       }
@@ -199,8 +218,10 @@ function determinism(
 }
 
 /** What the waits among `nodes` say: present, and visibly fixed. */
-function waitsIn(nodes: readonly Node[], ctx: Context): { waits: boolean; fixedDelay: boolean } {
-  const calls = nodes.filter(isWaitCall);
+function waitsIn(nodes: readonly Node[], ctx: Context, cycle = false): { waits: boolean; fixedDelay: boolean } {
+  // Along a cycle, a method of the file named like a wait (`this.timer.scheduleTimeout()`) is read: its waits are
+  // among the cycle's nodes.
+  const calls = nodes.filter((n) => isWaitCall(n) && !(cycle && entered(n, ctx).length > 0));
   if (calls.length === 0) {
     // `await onFailure(...)`: a local helper that waits inside; its delay is not seen here.
     const helperWaits = nodes.some(
@@ -241,6 +262,19 @@ function counters(nodes: readonly Node[]): Set<string> {
     } else if (n.type === 'AssignmentExpression') {
       const key = refKey(n.left as Node);
       if (key && (n.right as Node).type === 'BinaryExpression') out.add(key);
+      // `const attempt = this.attempt + 1; ...; this.attempt = attempt`: a step through a local.
+      if (key && (n.right as Node).type === 'Identifier') {
+        const name = (n.right as Node).name as string;
+        const step = nodes.some(
+          (d) =>
+            d.type === 'VariableDeclarator' &&
+            (d.id as Node).type === 'Identifier' &&
+            (d.id as Node).name === name &&
+            (d.init as Node | null)?.type === 'BinaryExpression' &&
+            mentions(d.init as Node, {}, (m) => refKey(m) === key),
+        );
+        if (step) out.add(key);
+      }
     }
   }
   return out;
@@ -254,10 +288,49 @@ function bounds(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bool
   if (mentions(test, keys, isStatusRef)) return false;
   return mentions(test, keys, (n) => {
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
-    // `this.attemptLimitReached`, `deadlineExceeded()`, `retriesLeft`: a bound by its name.
-    if (LIMIT_NAME.test(nameOf(n) ?? '')) return true;
+    // `this.attemptLimitReached`, `deadlineExceeded()`, `retriesLeft`: a bound by its name when its code is out of
+    // reach; a member of the file's own class is judged by what is assigned to it (a flag no counter sets is none).
+    if (LIMIT_NAME.test(nameOf(n) ?? '')) return limitByName(n, keys);
     const key = refKey(n);
     return key !== undefined && names.has(key) && n.parent?.type !== 'MemberExpression';
+  });
+}
+
+/** A name that says limit: a limit unless the file shows `this.x` set by something that neither compares nor counts. */
+function limitByName(n: Node, keys: VisitorKeys): boolean {
+  const member = n.parent?.type === 'MemberExpression' && n.parent.property === n ? n.parent : undefined;
+  if (!member) return true;
+  const index = fileIndex(n, keys);
+  if (isCounted(member, index)) return true;
+  const targets = memberTargets(member, index);
+  if (targets.length === 0) return true;
+  return targets.some((t) =>
+    mentions(t, keys, (m) => {
+      if (isClockCall(m) || m.type === 'UpdateExpression') return true;
+      return m.type === 'BinaryExpression' && ['<', '<=', '>', '>='].includes(m.operator as string);
+    }),
+  );
+}
+
+/**
+ * Along a cycle, a bound is a comparison, not a mention: a counter (stepped there, or a field its class steps)
+ * compared, a clock read, `--left > 0`, or a name that says limit when its code is out of reach.
+ */
+function compares(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): boolean {
+  if (mentions(test, keys, isStatusRef)) return false;
+  return mentions(test, keys, (n) => {
+    if (isClockCall(n) || n.type === 'UpdateExpression') return true;
+    if (n.type === 'BinaryExpression' && ['<', '<=', '>', '>='].includes(n.operator as string)) {
+      return [n.left as Node, n.right as Node].some(
+        (side) =>
+          names.has(refKey(side) ?? '') ||
+          (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys))) ||
+          LIMIT_NAME.test(
+            side.type === 'MemberExpression' ? (nameOf(side.property as Node) ?? '') : (nameOf(side) ?? ''),
+          ),
+      );
+    }
+    return false;
   });
 }
 
@@ -265,6 +338,21 @@ function bounds(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bool
 function limitedBy(loopTests: readonly Node[], nodes: readonly Node[], names: ReadonlySet<string>, keys: VisitorKeys) {
   if (loopTests.some((t) => bounds(t, names, keys))) return true;
   for (const n of nodes) {
+    // `srv.reconnects++; if (srv.reconnects >= max) servers.remove(srv)`: a counter stepped and compared is a limit,
+    // whatever the branch then does to stop.
+    if (
+      n.type === 'IfStatement' &&
+      mentions(
+        n.test as Node,
+        keys,
+        (m) =>
+          m.type === 'BinaryExpression' &&
+          ['<', '<=', '>', '>='].includes(m.operator as string) &&
+          [m.left, m.right].some((side) => names.has(refKey(side as Node) ?? '')),
+      )
+    ) {
+      return true;
+    }
     if (n.type === 'IfStatement' && bounds(n.test as Node, names, keys)) {
       const c = completions(n.consequent as Node, true);
       if (!leadsBack(c) || c.has('exit') || c.has('throw')) return true;
@@ -284,21 +372,62 @@ function limitedBy(loopTests: readonly Node[], nodes: readonly Node[], names: Re
   return false;
 }
 
+/**
+ * `assertAttempts(n, max, err)`: a local helper handed a counter, that compares its parameter and throws, is the
+ * loop's limit kept elsewhere.
+ */
+function helperLimits(nodes: readonly Node[], names: ReadonlySet<string>, ctx: Context): boolean {
+  return nodes.some((n) => {
+    if (n.type !== 'CallExpression' || (n.callee as Node).type !== 'Identifier') return false;
+    const args = n.arguments as Node[];
+    return ctx.resolve((n.callee as Node).name as string, n).some((f) => {
+      if (!FUNCTIONS.has(f.type)) return false;
+      const params = new Set(
+        (f.params as Node[]).flatMap((p, i) => {
+          const name = paramName(p);
+          const arg = args[i];
+          return name && arg && mentions(arg, ctx.keys, (m) => names.has(refKey(m) ?? '')) ? [name] : [];
+        }),
+      );
+      const body = owned(f.body as Node, ctx.keys, { skipLoops: false, skipCallbacks: true });
+      return (
+        params.size > 0 &&
+        body.some((b) => b.type === 'ThrowStatement') &&
+        tests(body).some((t) => bounds(t, params, ctx.keys))
+      );
+    });
+  });
+}
+
 /** Whether the failure path looks at the error (`err` in a condition, or passed to a classifier) or a status code. */
 function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ctx: Context, depth = 0): boolean {
   const { keys } = ctx;
   const isError = (n: Node) => n.type === 'Identifier' && errorNames.has(n.name as string);
-  if (tests(nodes).some((t) => mentions(t, keys, (n) => isError(n) || isStatusRef(n)))) return true;
+  // `if (err)` in a node-style callback only asks whether it failed: that is the failure path, not a look at why.
+  const bare = (t: Node): boolean =>
+    t.type === 'UnaryExpression' && t.operator === '!' ? bare(t.argument as Node) : isError(t);
+  // `err instanceof Error`, `typeof err === 'string'`: the error's type normalised, not why it failed.
+  const normalises = (t: Node): boolean =>
+    (t.type === 'BinaryExpression' && t.operator === 'instanceof' && refKey(t.right as Node) === 'Error') ||
+    (t.type === 'BinaryExpression' &&
+      (t.left as Node).type === 'UnaryExpression' &&
+      (t.left as Node).operator === 'typeof');
+  if (tests(nodes).some((t) => !bare(t) && !normalises(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)))) {
+    return true;
+  }
   return nodes.some((n) => {
     if (n.type !== 'CallExpression') return false;
     const args = n.arguments as Node[];
     const at = args.findIndex((a) => mentions(a, keys, isError));
     if (at < 0) return false;
-    if (CLASSIFIER_NAME.test(callName(n))) return true;
+    // A function of this file is judged by what it does with the error (`this.retryLater(err)` only schedules);
+    // one out of reach by its name (`isRetryable(err)`).
+    const inFile = depth === 0 ? entered(n, ctx) : [];
+    if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n))) return true;
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
     const callee = n.callee as Node;
-    if (depth > 0 || callee.type !== 'Identifier') return false;
-    return ctx.resolve(callee.name as string, n).some((f) => {
+    if (depth > 0) return false;
+    return (callee.type === 'Identifier' ? ctx.resolve(callee.name as string, n) : inFile).some((f) => {
       const param = FUNCTIONS.has(f.type) ? (f.params as Node[])[at] : undefined;
       if (param?.type !== 'Identifier') return false;
       return checksError(owned(f, keys, { skipLoops: false }), new Set([param.name as string]), ctx, depth + 1);
@@ -390,18 +519,28 @@ function failurePaths(
       if (p?.type === 'Identifier') errorNames.add(p.name as string);
     }
   }
-  // `lastError = err` carries the error's name on.
-  for (const n of all) {
-    if (
-      n.type === 'AssignmentExpression' &&
-      (n.right as Node).type === 'Identifier' &&
-      errorNames.has((n.right as Node).name as string) &&
-      (n.left as Node).type === 'Identifier'
-    ) {
-      errorNames.add((n.left as Node).name as string);
+  aliases(all, errorNames);
+  return { errorNames, extra };
+}
+
+const withAliases = (nodes: readonly Node[], names: Set<string>): Set<string> => {
+  aliases(nodes, names);
+  return names;
+};
+
+/** `lastError = err` and `const ne = err` (what compiled TypeScript emits) carry the error's name on. */
+function aliases(nodes: readonly Node[], errorNames: Set<string>): void {
+  for (const n of nodes) {
+    const [to, from] =
+      n.type === 'AssignmentExpression' && n.operator === '='
+        ? [n.left as Node, n.right as Node]
+        : n.type === 'VariableDeclarator'
+          ? [n.id as Node, n.init as Node | null]
+          : [];
+    if (to?.type === 'Identifier' && from?.type === 'Identifier' && errorNames.has(from.name as string)) {
+      errorNames.add(to.name as string);
     }
   }
-  return { errorNames, extra };
 }
 
 /**
@@ -560,10 +699,28 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
   return {
     node: loop,
     kind: 'loop',
-    ...waitsIn(shapeNodes, ctx),
-    limited: limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys),
+    ...waitsIn(
+      shapeNodes.filter((n) => !firesLater(n, loop)),
+      ctx,
+    ),
+    limited:
+      limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys) ||
+      helperLimits([...direct, ...paths.extra], names, ctx),
     checksError: checksError([loop, ...shapeNodes], paths.errorNames, ctx),
   };
+}
+
+/**
+ * `const timer = setTimeout(() => req.abort(), 5000)` in a loop: a timer started and not waited for (not awaited, not
+ * in a `new Promise` executor) does not hold the next attempt back.
+ */
+function firesLater(node: Node, loop: Node): boolean {
+  if (node.type !== 'CallExpression' || !/^(setTimeout|setInterval|setImmediate)$/.test(callName(node))) return false;
+  for (let p = node.parent; p && p !== loop; p = p.parent) {
+    if (p.type === 'AwaitExpression' || p.type === 'ReturnStatement') return false;
+    if (p.type === 'NewExpression' && refKey(p.callee as Node) === 'Promise') return false;
+  }
+  return true;
 }
 
 /** Inside a catch clause or a wait's arguments, below `top`. */
@@ -586,6 +743,18 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
       n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' ? [(n.id as Node).name] : [],
     ),
   );
+  const inits = new Map<string, Node>();
+  for (const n of body) {
+    if (n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' && n.init) {
+      inits.set((n.id as Node).name as string, n.init as Node);
+    }
+  }
+  // `response = r` after `const r = await client.scroll(...)`: this pass's result kept; `dir = parent` after
+  // `const parent = dirname(dir)` is a step.
+  const keeps = (name: string, target: string) => {
+    const init = inits.get(name);
+    return init !== undefined && !mentions(init, {}, (m) => m.type === 'Identifier' && m.name === target);
+  };
   for (const n of nodes) {
     if (n.type === 'MemberExpression' && n.computed) {
       const key = refKey(n.property as Node);
@@ -593,7 +762,11 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
     }
     if (n.type === 'AssignmentExpression' && n.operator === '=' && (n.left as Node).type === 'Identifier') {
       const right = n.right as Node;
-      const steps = right.type === 'Identifier' || right.type === 'MemberExpression' || right.type === 'CallExpression';
+      // `response = r` with `const r = await ...` in the body: this pass's result kept, not a step.
+      const steps =
+        (right.type === 'Identifier' && !keeps(right.name as string, (n.left as Node).name as string)) ||
+        right.type === 'MemberExpression' ||
+        right.type === 'CallExpression';
       let inTry = false;
       for (let p = n.parent; p && p !== top && !inTry; p = p.parent) inTry = p.type === 'TryStatement';
       if (steps && !inTry && !declared.has((n.left as Node).name)) return true;
@@ -604,6 +777,15 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
 
 const BOOKKEEPING =
   /log|warn|error|info|debug|trace|print|emit|report|notify|track|record|metric|increment|^push$|^set$|^add$|^on[A-Z]/;
+/** Calls that close or clear what failed (`socket.destroy()`, `this.teardown()`): cleanup, not a repair of the cause. */
+const CLEANUP = /close|destroy|teardown|cleanup|dispose|reset|remove|clear|cancel|unref|release|^off$|^stop/i;
+/** A value that resets a field: `undefined`, `null`, `false`, `0`, `''`, or a timer's id. */
+const resets = (value: Node): boolean =>
+  (value.type === 'Identifier' && value.name === 'undefined') ||
+  (value.type === 'Literal' &&
+    (value.value === null || value.value === false || value.value === 0 || value.value === '')) ||
+  (value.type === 'UnaryExpression' && value.operator === 'void') ||
+  (value.type === 'CallExpression' && SCHEDULES.test(callName(value)));
 /** Calls that only look at the error (`isTransient(err)`, `assertRetryable(err)`): not a repair. */
 const LOOKS = /^(is|assert|check|should|can|classif|has)/i;
 
@@ -613,16 +795,17 @@ const LOOKS = /^(is|assert|check|should|can|classif|has)/i;
  * than a wait, a look at the error, logging or the retried call itself, or a flag set on `this`, or the called
  * function itself replaced (`alloc = legacy`).
  */
-function remedies(body: Node, keys: VisitorKeys, self: string): boolean {
+function remedies(body: Node, keys: VisitorKeys, self: string, exempt?: (call: Node) => boolean): boolean {
   return owned(body, keys, { skipLoops: true, skipCallbacks: true }).some((n) => {
     if (n.type === 'AssignmentExpression') {
       const left = n.left as Node;
-      return (
-        (left.type === 'MemberExpression' && (left.object as Node).type === 'ThisExpression') ||
-        (left.type === 'Identifier' && left.name === self)
-      );
+      // `this.conn = undefined`, `this.timer = setTimeout(...)`, `this.tries += 1`: state reset or kept, not a repair.
+      if (left.type === 'MemberExpression' && (left.object as Node).type === 'ThisExpression') {
+        return n.operator === '=' && !resets(n.right as Node);
+      }
+      return left.type === 'Identifier' && left.name === self;
     }
-    if (n.type !== 'CallExpression' || isWaitCall(n)) return false;
+    if (n.type !== 'CallExpression' || isWaitCall(n) || exempt?.(n)) return false;
     const name = callName(n);
     const statement = n.parent?.type === 'AwaitExpression' ? n.parent.parent : n.parent;
     // `refresh();`, `x = await login()`, `const token = await authorize()`: called for what it changes.
@@ -646,6 +829,9 @@ function remedies(body: Node, keys: VisitorKeys, self: string): boolean {
       !LOOKS.test(name) &&
       !/retr|transient|fatal|permanent|status/i.test(name) &&
       !/^(throw|fail$|raise|bail)/i.test(name) &&
+      !CLEANUP.test(name) &&
+      // `lastError = makeTimeoutError(err)`, `toError(e)`: a value built from the error repairs nothing.
+      !(statement?.type !== 'ExpressionStatement' && /^(make|create|build|wrap|to[A-Z])|Error$/.test(name)) &&
       refKey((n.callee as Node).type === 'MemberExpression' ? ((n.callee as Node).object as Node) : n) !== 'console'
     );
   });
@@ -696,19 +882,38 @@ function entersAgain(call: Node, fn: Node, name: string): boolean {
   if (calleeName(call) === name) {
     if (callee.type !== 'MemberExpression') return true;
     const object = callee.object as Node;
-    return object.type === 'ThisExpression' || (refKey(object) !== undefined && refKey(object) === holderName(fn));
+    return (
+      object.type === 'ThisExpression' ||
+      isThisAlias(object) ||
+      (refKey(object) !== undefined && refKey(object) === holderName(fn))
+    );
   }
-  return (
-    SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some((a) => a.type === 'Identifier' && a.name === name)
-  );
+  const isName = (a: Node) => a.type === 'Identifier' && a.name === name;
+  return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isName)) || failureReference(call, isName);
 }
+
+const LISTENS = /^(on|once|addListener|addEventListener|prependListener)$/;
+
+/** A function handed where only a failure runs it: `.catch(f)`, `.then(ok, f)`, `.on('error', f)`. */
+function failureReference(call: Node, matches: (arg: Node) => boolean): boolean {
+  if (call.type !== 'CallExpression') return false;
+  const args = call.arguments as Node[];
+  const name = callName(call);
+  const at = name === 'catch' ? 0 : name === 'then' ? 1 : LISTENS.test(name) && isFailureEvent(args[0]) ? 1 : -1;
+  const arg = args[at];
+  return arg !== undefined && !FUNCTIONS.has(arg.type) && matches(arg);
+}
+
+const isFailureEvent = (arg: Node | undefined): boolean =>
+  arg?.type === 'Literal' && EVENT_FAILURE.has(String(arg.value));
 
 /** The enclosing function that `call` calls by name (a self-call, or itself handed to a scheduler), or undefined. */
 export function recursiveCaller(call: Node): Node | undefined {
   const name = calleeName(call);
-  const handed = SCHEDULES.test(name ?? '')
-    ? (call.arguments as Node[]).flatMap((a) => (a.type === 'Identifier' ? [a.name as string] : []))
-    : [];
+  const handed =
+    SCHEDULES.test(name ?? '') || (LISTENS.test(name ?? '') && isFailureEvent((call.arguments as Node[])[0]))
+      ? (call.arguments as Node[]).flatMap((a) => (a.type === 'Identifier' ? [a.name as string] : []))
+      : [];
   if (!name && handed.length === 0) return undefined;
   for (let p = call.parent; p; p = p.parent) {
     if (!FUNCTIONS.has(p.type)) continue;
@@ -721,23 +926,52 @@ export function recursiveCaller(call: Node): Node | undefined {
 const EVENT_FAILURE = new Set(['error', 'close', 'disconnect', 'end']);
 
 /** A failure callback (`.catch(cb)`, an `error` or `close` listener) is a failure path unless it repairs first. */
-function listenerPath(callback: Node, keys: VisitorKeys, name: string): { errorName?: string } | undefined {
-  if (remedies(callback.body as Node, keys, name)) return undefined;
+function listenerPath(
+  callback: Node,
+  keys: VisitorKeys,
+  name: string,
+  exempt?: (call: Node) => boolean,
+): FailurePath | undefined {
+  if (remedies(callback.body as Node, keys, name, exempt)) return undefined;
   const param = (callback.params as Node[])[0];
-  return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
+  return param?.type === 'Identifier' ? { errorName: param.name as string, handler: callback } : { handler: callback };
+}
+
+/** A failure path: the error's name there, and the clause, callback or branch it is. */
+interface FailurePath {
+  readonly errorName?: string;
+  readonly handler: Node;
+}
+
+/** `(err) => { if (err) ... }`: a node-style callback's error parameter, tested. */
+function nodeStyleError(test: Node): boolean {
+  const t = test;
+  if (t.type !== 'Identifier' || !/^(e|err|error|ex|reason)$|Err/.test(t.name as string)) return false;
+  for (let p = t.parent; p; p = p.parent) {
+    if (!FUNCTIONS.has(p.type)) continue;
+    const first = (p.params as Node[])[0];
+    return first?.type === 'Identifier' && first.name === t.name && p.parent?.type === 'CallExpression';
+  }
+  return false;
 }
 
 /**
  * Where a node sits on a failure path inside `fn`: a catch clause, a `.catch()` callback, a failure branch, an
  * `error` or `close` listener (`on('close', cb)` or `onclose = cb`). A path that repairs the cause first is not one.
  */
-function onFailurePath(node: Node, fn: Node, keys: VisitorKeys, name: string): { errorName?: string } | undefined {
+function onFailurePath(
+  node: Node,
+  fn: Node,
+  keys: VisitorKeys,
+  name: string,
+  exempt?: (call: Node) => boolean,
+): FailurePath | undefined {
   let child = node;
   for (let p = node.parent; p && child !== fn; child = p, p = p.parent) {
     if (p.type === 'CatchClause' && child === p.body) {
-      if (remedies(p.body as Node, keys, name)) return undefined;
+      if (remedies(p.body as Node, keys, name, exempt)) return undefined;
       const param = p.param as Node | null;
-      return param?.type === 'Identifier' ? { errorName: param.name as string } : {};
+      return param?.type === 'Identifier' ? { errorName: param.name as string, handler: p } : { handler: p };
     }
     if (FUNCTIONS.has(child.type) && p.type === 'CallExpression' && (p.arguments as Node[]).includes(child)) {
       const callee = calleeName(p);
@@ -746,21 +980,25 @@ function onFailurePath(node: Node, fn: Node, keys: VisitorKeys, name: string): {
       if (
         callee === 'catch' ||
         (callee === 'then' && args[1] === child) ||
-        (/^(on|once|addListener|addEventListener)$/.test(callee ?? '') && EVENT_FAILURE.has(event))
+        (LISTENS.test(callee ?? '') && EVENT_FAILURE.has(event)) ||
+        // phoenix's `push.receive('error', cb)` / `receive('timeout', cb)`
+        (callee === 'receive' && (event === 'error' || event === 'timeout'))
       ) {
-        return listenerPath(child, keys, name);
+        return listenerPath(child, keys, name, exempt);
       }
     }
     // `ws.onclose = () => setTimeout(connect, 1000)`: the handler property is the listener form of the same event.
     if (FUNCTIONS.has(child.type) && p.type === 'AssignmentExpression' && p.right === child) {
       const left = p.left as Node;
       const prop = left.type === 'MemberExpression' ? nameOf(left.property as Node) : undefined;
-      if (prop?.startsWith('on') && EVENT_FAILURE.has(prop.slice(2))) return listenerPath(child, keys, name);
+      if (prop?.startsWith('on') && EVENT_FAILURE.has(prop.slice(2))) return listenerPath(child, keys, name, exempt);
     }
     if (p.type === 'IfStatement' && child !== p.test) {
-      const polarity = statusPolarity(p.test as Node);
+      const test = p.test as Node;
+      const polarity = statusPolarity(test) ?? (nodeStyleError(test) ? 'failure' : undefined);
       if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
-        return remedies(child, keys, name) ? undefined : {};
+        if (remedies(child, keys, name, exempt)) return undefined;
+        return nodeStyleError(test) ? { errorName: test.name as string, handler: child } : { handler: child };
       }
     }
   }
@@ -821,6 +1059,30 @@ function changesInput(call: Node, fn: Node, keys: VisitorKeys): boolean {
   });
 }
 
+/**
+ * `while ((item = stack.pop()))`, or `if (!hosts.length) return giveUp(); ... hosts.shift()`: it works through a queue
+ * or a list of fallbacks, a different call each time.
+ */
+function walksList(nodes: readonly Node[], keys: VisitorKeys): boolean {
+  const lengths = new Set<string>();
+  for (const t of tests(nodes)) {
+    walk(t, keys, (m) => {
+      if (m.type === 'MemberExpression' && nameOf(m.property as Node) === 'length') {
+        lengths.add(refKey(m.object as Node) ?? '');
+      }
+      return true;
+    });
+  }
+  return nodes.some(
+    (n) =>
+      n.type === 'CallExpression' &&
+      CONSUMES.test(callName(n)) &&
+      (n.parent?.type !== 'ExpressionStatement' ||
+        ((n.callee as Node).type === 'MemberExpression' &&
+          lengths.has(refKey((n.callee as Node).object as Node) ?? ''))),
+  );
+}
+
 /** It takes the next item off a queue or a stream (`stack.pop()`, `reader.read()`): each call handles another. */
 const CONSUMES = /^(pop|shift|dequeue|read|readMessage|take)$/;
 
@@ -841,7 +1103,9 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     if (n.type !== 'CallExpression' || !entersAgain(n, fn, name)) continue;
     // `catch (e) { throw (setTimeout(flush, 0), e) }`: the failure goes to the caller; the rest of the work goes on.
     if (n.parent?.type === 'SequenceExpression' && n.parent.parent?.type === 'ThrowStatement') continue;
-    const path = onFailurePath(n, fn, keys, name);
+    const path =
+      onFailurePath(n, fn, keys, name) ??
+      (failureReference(n, (a) => a.type === 'Identifier' && a.name === name) ? { handler: n } : undefined);
     if (!path || (calleeName(n) === name && changesInput(n, fn, keys))) continue;
     again.push(n);
     if (path.errorName) errorNames.add(path.errorName);
@@ -853,13 +1117,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && params.has(counterKey(n.property as Node)))) {
     return undefined; // `parsers[index]`: it tries the next item of a list, not the same call again
   }
-  if (
-    nodes.some(
-      (n) => n.type === 'CallExpression' && n.parent?.type !== 'ExpressionStatement' && CONSUMES.test(callName(n)),
-    )
-  ) {
-    return undefined; // `while ((item = stack.pop()))`: it works through a queue
-  }
+  if (walksList(nodes, keys)) return undefined; // it works through a queue or a list of fallbacks
   const attempts = nodes.filter((n) => n.type === 'TryStatement' && n.handler);
   if (attempts.length > 0 && attempts.every((t) => onlyWaits(t.block as Node, keys))) return undefined;
   // The self-call is not a wait, even when its name says wait (`waitForExit()`).
@@ -869,6 +1127,190 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     kind: 'recursion',
     ...waitsIn(others, ctx),
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
-    checksError: checksError(nodes, errorNames, ctx),
+    checksError: checksError(nodes, withAliases(nodes, errorNames), ctx),
+  };
+}
+
+/** A helper out of reach whose name says it waits: `new Timer(cb, ms)`, `this.backoff.schedule()`. */
+const WAITS_BY_NAME = /timer|schedule|backoff|retry|delay|wait|sleep/i;
+
+/** The callee a call goes by, past `f.bind(this)` / `f.call(this)` and wrappers. */
+function reference(n: Node): Node | undefined {
+  if (n.type === 'CallExpression') {
+    let callee = n.callee as Node;
+    while (callee.type === 'ChainExpression' || callee.type === 'TSNonNullExpression')
+      callee = callee.expression as Node;
+    if (
+      callee.type === 'MemberExpression' &&
+      ['bind', 'call', 'apply'].includes(nameOf(callee.property as Node) ?? '')
+    ) {
+      return callee.object as Node;
+    }
+    return callee;
+  }
+  // A function handed on: `setTimeout(connect, ms)`, `.catch(onError)`, `on('close', this.onClose)`.
+  if ((n.type === 'Identifier' || n.type === 'MemberExpression') && n.parent?.type === 'CallExpression') {
+    return (n.parent.arguments as Node[]).includes(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The functions of this file that a call or a handed reference enters: `f()`, `this.m()`, `this.#m()`,
+ * `this.timer.schedule()` on a helper class of the file (and on to the callback its constructor was given), or, for a
+ * helper class out of reach (imported), the callbacks it was constructed with.
+ */
+function entered(n: Node, ctx: Context): Node[] {
+  const ref = reference(n);
+  if (!ref) return [];
+  if (ref.type === 'Identifier') return ctx.resolve(ref.name as string, ref).filter((t) => FUNCTIONS.has(t.type));
+  if (ref.type !== 'MemberExpression') return [];
+  const index = fileIndex(ref, ctx.keys);
+  const targets = memberTargets(ref, index).filter((t) => FUNCTIONS.has(t.type));
+  if (targets.length > 0 || n.type !== 'CallExpression') return targets;
+  return foreignConstructions(ref.object as Node, index).flatMap((c) =>
+    (c.arguments as Node[]).filter((a) => FUNCTIONS.has(a.type)),
+  );
+}
+
+/** `this.dial(this.hosts[i + 1])`, `f(next())`: the call goes on to another input, not the same call again. */
+const changesArguments = (call: Node): boolean =>
+  call.type === 'CallExpression' &&
+  (call.arguments as Node[]).some(
+    (a) =>
+      (a.type === 'MemberExpression' && a.computed) ||
+      a.type === 'CallExpression' ||
+      a.type === 'NewExpression' ||
+      a.type === 'ObjectExpression' ||
+      // `this.emit('error', e)` from `emit(event)`'s failure: another event, not the same call again
+      (a.type === 'Literal' && typeof a.value === 'string'),
+  );
+
+const bodyOf = (fn: Node): Node => (fn.body as Node | undefined) ?? fn;
+
+/** The functions, from `from`, through which the file calls `target` again (up to 5 deep), or undefined. */
+function reach(from: readonly Node[], target: Node, ctx: Context, seen: Set<Node>, depth: number): Node[] | undefined {
+  if (depth > 5) return undefined;
+  for (const g of from) {
+    if (seen.has(g)) continue;
+    seen.add(g);
+    const next: Node[] = [];
+    for (const m of owned(bodyOf(g), ctx.keys, { skipLoops: false })) {
+      const targets = entered(m, ctx);
+      if (targets.includes(target)) {
+        if (changesArguments(m)) continue;
+        return [g];
+      }
+      next.push(...targets.filter((t) => t !== g));
+    }
+    const rest = reach(next, target, ctx, seen, depth + 1);
+    if (rest) return [g, ...rest];
+  }
+  return undefined;
+}
+
+const cycles = new WeakMap<Node, RetryShape | null>();
+
+/**
+ * The retry shape of a function that the file calls again from its failure path through other functions: the catch
+ * calls `this.retryLater()`, whose timer calls `this.connect()`; an error listener bound by reference; a timer helper
+ * class of the file. Its wait, jitter, limit and check are looked for along the whole cycle and in the helpers it
+ * calls; a self-call is {@link retryRecursion}'s.
+ */
+export function retryCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const known = cycles.get(fn);
+  if (known !== undefined) return known ?? undefined;
+  const shape = functionName(fn) === undefined ? undefined : analyseCycle(fn, ctx);
+  cycles.set(fn, shape ?? null);
+  return shape;
+}
+
+function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const name = functionName(fn) as string;
+  const { keys } = ctx;
+  if (retryRecursion(fn, ctx)) return undefined;
+  for (const n of owned(bodyOf(fn), keys, { skipLoops: false })) {
+    const first = entered(n, ctx).filter((t) => t !== fn);
+    if (first.length === 0) continue;
+    const exempt = (c: Node) => c === n || c === n.parent;
+    const path =
+      onFailurePath(n, fn, keys, name, exempt) ??
+      (n.parent && failureReference(n.parent, (a) => a === n) ? { handler: n.parent } : undefined);
+    if (!path) continue;
+    const chain = reach(first, fn, ctx, new Set([fn]), 0);
+    if (!chain) continue;
+    const spans = [fn, ...chain].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
+    if (walksList(spans, keys)) return undefined;
+    return cycleShape(fn, path, chain, ctx);
+  }
+  return undefined;
+}
+
+function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Context): RetryShape {
+  const { keys } = ctx;
+  const handler = path.handler.type === 'CatchClause' ? (path.handler.body as Node) : path.handler;
+  const pathNodes = [
+    ...owned(handler, keys, { skipLoops: false }),
+    ...chain.flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false })),
+  ];
+  // The helpers the cycle calls (`this.nextDelay()`, `assertAttempts(n)`), one level: where a limit or a delay lives.
+  const inCycle = new Set([fn, ...chain]);
+  const helpers = new Set<Node>();
+  for (const m of pathNodes) {
+    if (m.type !== 'CallExpression') continue;
+    for (const t of entered(m, ctx)) if (!inCycle.has(t)) helpers.add(t);
+  }
+  const helperNodes = [...helpers].flatMap((h) => owned(bodyOf(h), keys, { skipLoops: false }));
+  // A guard at the top of the attempt (`if (this.attempts > max) return;`) bounds the cycle too.
+  const guards = ((fn.body as Node).type === 'BlockStatement' ? ((fn.body as Node).body as Node[]) : []).filter(
+    (st) => st.type === 'IfStatement',
+  );
+  const all = [...pathNodes, ...helperNodes];
+  const names = counters(all);
+  for (const g of [fn, ...chain, ...helpers]) for (const p of (g.params as Node[]) ?? []) names.add(paramName(p) ?? '');
+  const errorNames = new Set<string>(path.errorName ? [path.errorName] : []);
+  // `this.retryLater(err)`: the error goes on under the next function's parameter name.
+  for (const m of pathNodes) {
+    if (m.type !== 'CallExpression') continue;
+    const at = (m.arguments as Node[]).findIndex((a) => a.type === 'Identifier' && errorNames.has(a.name as string));
+    if (at < 0) continue;
+    for (const t of entered(m, ctx)) {
+      const p = paramName((t.params as Node[])[at]);
+      if (p) errorNames.add(p);
+    }
+  }
+  aliases(all, errorNames);
+  const index = fileIndex(fn, keys);
+  // Out of reach: `new Timer(() => this.rejoin(), ms)` of an imported class named like a timer is taken as a wait.
+  const assumedWait = chain.some(
+    (g) =>
+      g.parent?.type === 'NewExpression' &&
+      (g.parent.callee as Node).type === 'Identifier' &&
+      !index.classes.has((g.parent.callee as Node).name as string) &&
+      WAITS_BY_NAME.test((g.parent.callee as Node).name as string),
+  );
+  // `this._retrier.retryLater(tracker, () => this.fill())`: an object out of reach, named like a scheduler, handed
+  // the way back, is taken as a wait by that name.
+  const handedOn = pathNodes.some(
+    (m) =>
+      m.type === 'CallExpression' &&
+      (m.callee as Node).type === 'MemberExpression' &&
+      entered(m, ctx).length === 0 &&
+      WAITS_BY_NAME.test(callName(m)) &&
+      (m.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
+  );
+  const waits = waitsIn([...pathNodes, ...helperNodes], ctx, true);
+  return {
+    node: fn,
+    kind: 'recursion',
+    waits: waits.waits || assumedWait || handedOn,
+    fixedDelay: waits.waits && waits.fixedDelay,
+    limited:
+      conditions([...guards, ...pathNodes].filter((n) => !LOOPS.has(n.type))).some((t) => compares(t, names, keys)) ||
+      [...helpers].some((h) => {
+        const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
+        return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
+      }),
+    checksError: checksError(all, errorNames, ctx),
   };
 }

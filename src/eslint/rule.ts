@@ -3,8 +3,8 @@
  * ({@link retryLoop}, {@link retryRecursion}) for the retry's shape, and reports one missing element.
  */
 import type { Rule, Scope } from 'eslint';
-import { LOOPS, type Node } from './ast';
-import { type RetryShape, recursiveCaller, retryLoop, retryRecursion } from './retry-loop';
+import { FUNCTIONS, LOOPS, type Node } from './ast';
+import { type RetryShape, recursiveCaller, retryCycle, retryLoop, retryRecursion } from './retry-loop';
 
 /** One rule's definition: what it checks, and what it says when the element is missing. */
 export interface RuleSpec {
@@ -72,6 +72,9 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
         const fn = recursiveCaller(node);
         if (fn) check(retryRecursion(fn, ctx));
       };
+      // A retry through other functions of the file (a method that schedules the attempt again) is found from the
+      // attempt: each named function or method is followed along its failure paths.
+      for (const type of FUNCTIONS) visitors[type] = (node: Node) => check(retryCycle(node, ctx));
       return visitors as Rule.RuleListener;
     },
   };

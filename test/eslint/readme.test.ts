@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Linter } from 'eslint';
 import { afterAll, describe, expect, it } from 'vitest';
-import { audit } from '../../src/audit';
+import { audit } from '../../src/audit/audit';
 
 /** The README's "Find the retry loops you already have": the loop, what the audit prints, and the ESLint config. */
 const root = join(import.meta.dirname, '..', '..');

@@ -3,7 +3,11 @@ import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 import herdless from '../../src/eslint/index';
 import type { RuleName } from '../../src/eslint/plugin';
-import { type Sample, samples } from './samples';
+import { cycles } from './cycles';
+import { samples as own, type Sample } from './samples';
+
+// The look-alike and retry samples, and the cross-function cycles of real SDKs and drivers (issue 22).
+const samples: readonly Sample[] = [...own, ...cycles];
 
 // ESLint's own RuleTester, reporting through vitest.
 RuleTester.describe = describe;

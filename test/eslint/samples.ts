@@ -586,7 +586,8 @@ async function poll(fn, interval) {
     code: `
 class Client {
   #retryCount = 2;
-  async #calculateRetryDelay() {
+  async #calculateRetryDelay(error) {
+    if (error.name !== 'HTTPError') throw error;
     return 1000 * Math.random() * 2 ** --this.#retryCount;
   }
   async #retry(fn) {

@@ -2,7 +2,7 @@
  * One worker thread of `herdless audit`: loads the project's ESLint once (a failure here stops the worker before it
  * says 'ready', and the main thread lints its share), then lints each batch of files it is handed and sends back
  * their results in the same order. Kept this small because coverage cannot see into worker threads: the linting is
- * src/audit.ts's own, tested in the main thread.
+ * src/audit/audit.ts's own, tested in the main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type LintJob, linterFor } from './audit';

@@ -11,7 +11,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import plugin from './eslint/index';
+import plugin from '../eslint/index';
 
 export const AUDIT_USAGE = `Usage: herdless audit [paths...] [--json]
 
@@ -289,7 +289,7 @@ export type LintResult = readonly Report[] | string;
 export interface AuditThreads {
   /** How many workers for this many files to parse; under 2, they are linted in this thread (no start-up cost). */
   readonly count: (toParse: number) => number;
-  /** Starts one worker for the project at `cwd`, speaking src/audit-worker.ts's protocol. */
+  /** Starts one worker for the project at `cwd`, speaking src/audit/worker.ts's protocol. */
   readonly start: (cwd: string) => Worker;
 }
 
@@ -309,7 +309,7 @@ export function poolSize(toParse: number, cores: number): number {
 }
 
 /* c8 ignore start -- Node before 18.14 has no availableParallelism; the built worker sits beside dist/cli.js, while
-   under vitest src/audit.ts has no .js worker beside it (the tests start src/audit-worker.ts through tsx) */
+   under vitest src/audit/audit.ts has no .js worker beside it (the tests start src/audit/worker.ts through tsx) */
 const cores = () => availableParallelism?.() ?? cpus().length;
 const threads: AuditThreads = {
   count: (toParse) => poolSize(toParse, cores()),

@@ -1,0 +1,459 @@
+/**
+ * Retries written across functions of one file, the shapes that SDKs and drivers ship (issue 22): a method that
+ * schedules another method, a timer or backoff helper class, a handler passed by reference, a limit kept in a
+ * helper, an alias of the error. Hand-labelled: a line ending in `// <-` is the attempt the cycle goes back to, where
+ * the report goes; `finds` lists what the cycle lacks. Look-alikes at the end have no mark and no report.
+ */
+import type { Sample } from './samples';
+
+export const cycles: readonly Sample[] = [
+  {
+    name: 'cycle: the error listener calls this.retryLater(), whose timer calls this.connect() again',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Client {
+  connect() { // <-
+    this.socket = net.connect(this.port);
+    this.socket.on('error', (err) => this.retryLater(err));
+  }
+  retryLater(err) {
+    this.socket = undefined;
+    this.timer = setTimeout(() => this.connect(), 1000);
+  }
+}`,
+  },
+  {
+    name: 'cycle: limit, classifier and a jittered delay, each in another method of the class',
+    finds: [],
+    code: `
+class Consumer {
+  async start() {
+    try {
+      await this.subscribe();
+      this.attempts = 0;
+    } catch (err) {
+      if (!isRetryable(err)) throw err;
+      this.scheduleRestart();
+    }
+  }
+  scheduleRestart() {
+    if (this.attempts >= this.maxAttempts) {
+      this.emit('give-up');
+      return;
+    }
+    this.attempts++;
+    setTimeout(() => this.start(), this.nextDelay());
+  }
+  nextDelay() {
+    return Math.random() * Math.min(30000, 100 * 2 ** this.attempts);
+  }
+}`,
+  },
+  {
+    name: 'cycle: the delay computed by a method of the class is read, and it has no randomness',
+    lang: 'ts',
+    finds: ['require-jitter'],
+    code: `
+class Consumer {
+  private attempts = 0;
+  async start(): Promise<void> { // <-
+    try {
+      await this.subscribe();
+      this.attempts = 0;
+    } catch (err) {
+      if (!isRetryable(err)) throw err;
+      this.scheduleRestart();
+    }
+  }
+  private scheduleRestart(): void {
+    if (this.attempts >= 8) return;
+    this.attempts++;
+    setTimeout(() => this.start(), this.nextDelay());
+  }
+  private nextDelay(): number {
+    return Math.min(30_000, 100 * 2 ** this.attempts);
+  }
+}`,
+  },
+  {
+    name: 'cycle: a Timer class of the file reconnects forever in steps of 1, 2, 5, 10 s',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Timer {
+  constructor(callback, timerCalc) {
+    this.callback = callback;
+    this.timerCalc = timerCalc;
+    this.timer = null;
+    this.tries = 0;
+  }
+  reset() {
+    this.tries = 0;
+    clearTimeout(this.timer);
+  }
+  scheduleTimeout() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.tries = this.tries + 1;
+      this.callback();
+    }, this.timerCalc(this.tries + 1));
+  }
+}
+export class Socket {
+  constructor(url) {
+    this.url = url;
+    this.reconnectTimer = new Timer(() => this.connect(), (tries) => [1000, 2000, 5000][tries - 1] || 10000);
+  }
+  connect() { // <-
+    this.conn = new WebSocket(this.url);
+    this.conn.onopen = () => this.reconnectTimer.reset();
+    this.conn.onclose = () => {
+      this.conn = null;
+      this.reconnectTimer.scheduleTimeout();
+    };
+  }
+}`,
+  },
+  {
+    name: 'cycle: an imported Timer (out of reach) is taken as a wait by its name, its delay unknown',
+    finds: ['require-retry-limit', 'require-transient-check'],
+    code: `
+import Timer from './timer';
+export class Channel {
+  constructor(socket) {
+    this.socket = socket;
+    this.rejoinTimer = new Timer(() => this.rejoin(), this.socket.rejoinAfterMs);
+  }
+  rejoin() { // <-
+    this.joinPush = this.socket.push('phx_join');
+    this.joinPush.receive('error', () => this.rejoinTimer.scheduleTimeout());
+    this.joinPush.receive('timeout', () => this.rejoinTimer.scheduleTimeout());
+  }
+}`,
+  },
+  {
+    name: 'recursion: state reset on this before calling again is not a repair',
+    finds: ['no-immediate-retry', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Pool {
+  async query(sql) { // <-
+    try {
+      return await this.conn.query(sql);
+    } catch (err) {
+      this.conn = undefined;
+      return this.query(sql);
+    }
+  }
+}`,
+  },
+  {
+    name: 'loop: the error copied to another name (compiled TypeScript: const ne = err) is still checked',
+    finds: [],
+    code: `
+async function call(fn) {
+  for (let i = 0; i < 5; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const ne = err;
+      if (ne.code !== 'ECONNRESET') throw ne;
+      await sleep(100 * Math.random());
+    }
+  }
+}`,
+  },
+  {
+    name: 'recursion: .catch(load) is the same immediate retry as .catch(() => load())',
+    finds: ['no-immediate-retry', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export function load() { // <-
+  return fetch('/config').then((r) => r.json()).catch(load);
+}`,
+  },
+  {
+    name: 'recursion: .then(null, load) retries on the rejection',
+    finds: ['no-immediate-retry', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function load() { // <-
+  return fetch('/config').then(null, load);
+}`,
+  },
+  {
+    name: "recursion: s.on('error', connect) reconnects at once, forever",
+    lang: 'cjs',
+    finds: ['no-immediate-retry', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function connect() { // <-
+  const s = net.connect(6379);
+  s.on('error', connect);
+  return s;
+}`,
+  },
+  {
+    name: 'cycle: a module function passed to .catch() schedules the attempt again',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function connect() { // <-
+  db.open().then(serve).catch(onError);
+}
+function onError(err) {
+  console.error('db down', err);
+  setTimeout(connect, 2000);
+}`,
+  },
+  {
+    name: 'loop: a limit kept in a local helper that throws',
+    finds: [],
+    code: `
+function assertAttempts(n, max, err) {
+  if (n >= max) throw err;
+}
+async function get(url) {
+  for (let n = 0; ; n++) {
+    try {
+      return await fetch(url);
+    } catch (err) {
+      if (!isTransient(err)) throw err;
+      assertAttempts(n, 5, err);
+      await sleep(Math.random() * 1000);
+    }
+  }
+}`,
+  },
+  {
+    name: 'loop: makeTimeoutError() and clearTimeout() are not waits',
+    finds: ['no-immediate-retry'],
+    code: `
+async function send(req) {
+  let lastError;
+  for (let i = 0; i < 3; i++) { // <-
+    const timer = setTimeout(() => req.abort(), 5000);
+    try {
+      return await transport(req);
+    } catch (err) {
+      lastError = makeTimeoutError(err);
+      if (!retryable(err)) throw lastError;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  throw lastError;
+}`,
+  },
+  {
+    name: 'loop: a flag named like a limit that no counter or clock sets is not a limit',
+    finds: ['require-retry-limit'],
+    code: `
+class Sender {
+  async send(m) {
+    while (!this.rateLimited) { // <-
+      try {
+        return await this.http.post(m);
+      } catch (err) {
+        if (err.status !== 503) throw err;
+        await sleep(1000 * Math.random());
+      }
+    }
+  }
+  onHeaders(h) {
+    this.rateLimited = h['x-ratelimit-remaining'] === '0';
+  }
+}`,
+  },
+  {
+    name: 'recursion: a node-style callback (err) => { if (err) this.reconnect() } behind a backoff class of the file',
+    finds: ['require-transient-check'],
+    code: `
+class Backoff {
+  constructor(opts) {
+    this.ms = opts.min || 100;
+    this.max = opts.max || 10000;
+    this.attempts = 0;
+  }
+  duration() {
+    const ms = this.ms * 2 ** this.attempts++;
+    return Math.min(ms * (1 + Math.random()), this.max) | 0;
+  }
+}
+class Manager {
+  constructor(opts) {
+    this.backoff = new Backoff(opts);
+  }
+  reconnect() { // <-
+    if (this.backoff.attempts >= this.reconnectionAttempts) {
+      this.emit('reconnect_failed');
+      return;
+    }
+    const delay = this.backoff.duration();
+    this.timer = setTimeout(() => {
+      this.open((err) => {
+        if (err) {
+          this.reconnecting = false;
+          this.reconnect();
+        }
+      });
+    }, delay);
+  }
+}`,
+  },
+  {
+    name: 'cycle: #private methods, a bound counter and a classifier, a delay with no randomness',
+    lang: 'ts',
+    finds: ['require-jitter'],
+    code: `
+class Stream {
+  #attempt = 0;
+  async #open(): Promise<void> { // <-
+    try {
+      await this.#dial();
+      this.#attempt = 0;
+    } catch (err) {
+      this.#backoff(err);
+    }
+  }
+  #backoff(err: { code?: string }): void {
+    if (++this.#attempt > 10) throw err;
+    if (err.code === 'EAUTH') throw err;
+    setTimeout(() => this.#open(), 500 * this.#attempt);
+  }
+}`,
+  },
+  {
+    name: 'cycle: a close listener bound by reference (this.onClose.bind(this)) reconnects through a timer',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Feed {
+  open() { // <-
+    this.ws = new WebSocket(this.url);
+    this.ws.addEventListener('close', this.onClose.bind(this));
+  }
+  onClose() {
+    this.ws = undefined;
+    setTimeout(() => this.open(), this.reconnectInterval);
+  }
+}`,
+  },
+  {
+    name: 'recursion: self.reconnect() through const self = this (socket.io-client), with a limit and jitter',
+    finds: ['require-transient-check'],
+    code: `
+class Manager {
+  reconnect() { // <-
+    const self = this;
+    if (this.backoff.attempts >= this.maxAttempts) return;
+    const delay = Math.random() * this.backoff.duration();
+    this.timer = setTimeout(() => {
+      self.open((err) => {
+        if (err) self.reconnect();
+      });
+    }, delay);
+  }
+}`,
+  },
+  {
+    name: 'loop: the response kept from a fresh const each pass is not a step (elasticsearch scroll on 429)',
+    finds: ['require-jitter'],
+    code: `
+async function next(client, scrollId, maxRetries, wait) {
+  let response;
+  for (let i = 0; i <= maxRetries; i++) { // <-
+    const r = await client.scroll({ scroll_id: scrollId });
+    response = r;
+    if (response.statusCode !== 429) break;
+    await sleep(wait);
+  }
+  return response;
+}`,
+  },
+  // Names that count because their code is out of reach (each fails if the word is dropped from the detector).
+  {
+    name: 'loop: a deadline helper out of reach is a limit by its name',
+    finds: [],
+    code: `
+async function call(f) {
+  for (;;) {
+    try {
+      return await f();
+    } catch (e) {
+      if (!transient(e)) throw e;
+      if (pastDeadline()) throw e;
+      await sleep(Math.random() * 100);
+    }
+  }
+}`,
+  },
+  {
+    name: 'loop: an awaited backoff() out of reach is a wait by its name (its delay read from the counter: fixed)',
+    finds: ['require-jitter'],
+    code: `
+async function call(f) {
+  for (let n = 0; n < 5; n++) { // <-
+    try {
+      return await f();
+    } catch (e) {
+      if (!transient(e)) throw e;
+      await backoff(n);
+    }
+  }
+}`,
+  },
+  // Look-alikes: the success path schedules, or the failure path does not lead back.
+  {
+    name: 'look-alike: a heartbeat that schedules the next ping on success is polling',
+    finds: [],
+    code: `
+class Heartbeat {
+  start() {
+    this.ws.send('ping');
+    this.timer = setTimeout(() => this.start(), 30000);
+  }
+  stop() {
+    clearTimeout(this.timer);
+  }
+}`,
+  },
+  {
+    name: 'look-alike: the error listener cleans up and reports; nothing calls the attempt again',
+    finds: [],
+    code: `
+class Conn {
+  connect() {
+    this.socket = net.connect(this.port);
+    this.socket.on('error', (err) => this.destroy(err));
+  }
+  destroy(err) {
+    this.socket = undefined;
+    clearTimeout(this.timer);
+    this.emit('error', err);
+  }
+}`,
+  },
+  {
+    name: 'look-alike: the failure falls back to another host, a different call',
+    finds: [],
+    code: `
+class Dialer {
+  dial(host) {
+    net.connect(host).on('error', () => this.next(host));
+  }
+  next(host) {
+    const i = this.hosts.indexOf(host);
+    if (i + 1 < this.hosts.length) setTimeout(() => this.dial(this.hosts[i + 1]), 100);
+  }
+}`,
+  },
+  {
+    name: 'look-alike: a flush scheduled after each batch, errors or not, walks a queue',
+    finds: [],
+    code: `
+class Batcher {
+  flush() {
+    const batch = this.queue.shift();
+    if (!batch) return;
+    send(batch).catch((err) => this.emit('error', err)).finally(() => this.scheduleFlush());
+  }
+  scheduleFlush() {
+    this.timer = setTimeout(() => this.flush(), 100);
+  }
+}`,
+  },
+];
