@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { useFakeClock } from './helpers';
@@ -6,10 +6,26 @@ import { inTurn, reply, serve } from './http-server';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-/** Every ```ts block in README.md marked `<!-- readme-example -->` runs here, against the source, as written. */
+/**
+ * Every ```ts block in README.md marked `<!-- readme-example -->`, and in the docs site's pages marked
+ * `<!-- example -->`, runs here, against the source, as written.
+ */
 const root = join(import.meta.dirname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const examples = [...readme.matchAll(/<!-- readme-example -->\n```ts\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+/** The site's pages (docs/**\/*.md), but the generated API reference and the site's own config. */
+const pages = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.md') && !f.startsWith('api') && !f.startsWith('.vitepress'))
+  .sort()
+  .map((f) => ({ file: `docs/${f}`, text: readFileSync(join(root, 'docs', f), 'utf8') }));
+const examples = [
+  ...[...readme.matchAll(/<!-- readme-example -->\n```ts\n([\s\S]*?)```/g)].map((m) => ({
+    where: 'README.md',
+    code: m[1] as string,
+  })),
+  ...pages.flatMap(({ file, text }) =>
+    [...text.matchAll(/<!-- example -->\n```ts\n([\s\S]*?)```/g)].map((m) => ({ where: file, code: m[1] as string })),
+  ),
+];
 const dir = join(root, 'test', '.readme');
 const fake = useFakeClock();
 
@@ -17,10 +33,39 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('README examples run', () => {
   it('finds the examples', () => {
-    expect(examples.length).toBeGreaterThanOrEqual(4);
+    expect(examples.filter((e) => e.where === 'README.md').length).toBeGreaterThanOrEqual(4);
+    expect(examples.filter((e) => e.where !== 'README.md').length).toBeGreaterThanOrEqual(13);
   });
 
-  it.each(examples.map((code, i) => [i + 1, code]))('example %i', async (i, code) => {
+  it('every code block on the site runs somewhere: marked as an example, a file of the suite, or a checked block', () => {
+    // `<!-- example -->` runs here; `<!-- example-file: path -->` is that test file (below); the audit and ESLint
+    // blocks run in test/eslint/readme.test.ts. A shell or text block is output or a command, not code.
+    const unmarked = pages.flatMap(({ file, text }) =>
+      [...text.matchAll(/(?:<!-- ([^\n]*?) -->\n)?```(ts|js|typescript|javascript|vue)\n/g)]
+        .filter(
+          (m) =>
+            !/^(example|example-file: \S+|audit-example|eslint-config-example|eslint-config-ts-example)$/.test(
+              m[1] ?? '',
+            ),
+        )
+        .map(() => file),
+    );
+    expect(unmarked).toEqual([]);
+  });
+
+  it.each(
+    pages.flatMap(({ file, text }) =>
+      [...text.matchAll(/<!-- example-file: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => [file, m[1], m[2]]),
+    ),
+  )('%s shows %s as it is in the suite', (_, path, code) => {
+    const source = readFileSync(join(root, path as string), 'utf8').replaceAll(
+      /from '(\.\.\/)+src\/index'/g,
+      "from 'herdless'",
+    );
+    expect(code).toBe(source);
+  });
+
+  it.each(examples.map(({ where, code }, i) => [i + 1, where, code]))('example %i (%s)', async (i, _where, code) => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `example-${i}.ts`);
     // The HTTP clients that do not use fetch (axios, got) meet a real server on 127.0.0.1: a 503, then the items.

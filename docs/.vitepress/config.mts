@@ -1,0 +1,69 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitepress';
+
+// The site imports the library from its own source, through Vite: the live herd page runs `herdless/simulate` itself,
+// never a copy of it.
+const src = (path: string) => fileURLToPath(new URL(`../../src/${path}`, import.meta.url));
+
+export default defineConfig({
+  title: 'herdless',
+  description: 'Retries that never become the outage.',
+  // Served from a subpath when HERDLESS_DOCS_BASE is set (GitHub Pages: /herdless/); `/` otherwise.
+  base: process.env.HERDLESS_DOCS_BASE ?? '/',
+  cleanUrls: false,
+  lastUpdated: false,
+  // The evidence files beside the pages (outage.txt, ...) are not pages.
+  srcExclude: ['**/README.md'],
+  vite: {
+    resolve: {
+      alias: [
+        { find: /^herdless\/simulate$/, replacement: src('simulate/index.ts') },
+        { find: /^herdless$/, replacement: src('index.ts') },
+      ],
+    },
+    // No network at build time, and nothing to pre-bundle from a CDN.
+    server: { host: '127.0.0.1' },
+  },
+  themeConfig: {
+    nav: [
+      { text: 'Guide', link: '/guide/getting-started' },
+      { text: 'See the herd, live', link: '/herd' },
+      { text: 'API', link: '/api/' },
+    ],
+    sidebar: [
+      {
+        text: 'Guide',
+        items: [
+          { text: 'Getting started', link: '/guide/getting-started' },
+          { text: 'The policy', link: '/guide/policy' },
+          { text: 'When it gives up', link: '/guide/giving-up' },
+          { text: 'Which errors are retried', link: '/guide/errors' },
+          { text: 'Retry-After and rate limits', link: '/guide/retry-after' },
+          { text: 'HTTP', link: '/guide/http' },
+          { text: 'Protecting the dependency', link: '/guide/protecting' },
+          { text: 'Testing your code', link: '/guide/testing' },
+          { text: 'Coming from other libraries', link: '/guide/migrating' },
+          { text: 'The CLI: simulate and audit', link: '/guide/cli' },
+          { text: 'Which jitter to pick', link: '/guide/jitter' },
+          { text: 'FAQ', link: '/guide/faq' },
+        ],
+      },
+      {
+        text: 'The herd',
+        items: [
+          { text: 'See the herd, live', link: '/herd' },
+          { text: 'The simulator and the demo', link: '/guide/simulate' },
+        ],
+      },
+      {
+        text: 'Reference',
+        items: [
+          { text: 'API (from the TSDoc)', link: '/api/' },
+          { text: 'What it costs', link: '/guide/cost' },
+        ],
+      },
+    ],
+    search: { provider: 'local' },
+    outline: { level: [2, 3] },
+  },
+});
