@@ -59,7 +59,7 @@ export default defineConfig({
         text: 'Reference',
         items: [
           { text: 'API (from the TSDoc)', link: '/api/' },
-          { text: 'What it costs', link: '/guide/cost' },
+          { text: 'The measurements', link: 'https://github.com/herdless/herdless/blob/HEAD/bench/README.md' },
         ],
       },
     ],
