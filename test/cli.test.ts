@@ -112,7 +112,7 @@ describe('herdless simulate', () => {
 
   it('says in the help what each strategy is, that durations need a unit, and that a flag is given once', () => {
     expect(USAGE).toMatch(/Each flag is given once\./);
-    expect(readFileSync(new URL('../README.md', import.meta.url), 'utf8')).toMatch(
+    expect(readFileSync(new URL('../docs/guide/cli.md', import.meta.url), 'utf8')).toMatch(
       /a flag the chosen scenario does not use is an error that names it, and so is a flag given twice or\s+without its value/,
     );
     expect(USAGE).toMatch(/fixed waits 500 ms between attempts/);

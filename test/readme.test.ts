@@ -54,7 +54,7 @@ describe('README examples run', () => {
   });
 
   it.each(
-    pages.flatMap(({ file, text }) =>
+    [{ file: 'README.md', text: readme }, ...pages].flatMap(({ file, text }) =>
       [...text.matchAll(/<!-- example-file: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => [file, m[1], m[2]]),
     ),
   )('%s shows %s as it is in the suite', (_, path, code) => {

@@ -43,6 +43,11 @@ describe('docs/guide/cli.md: find the retry loops you already have', { timeout: 
     ]);
   });
 
+  it('the README shows the same flat config', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain(`<!-- eslint-config-example -->\n\`\`\`js\n${block('eslint-config-example', 'js')}\`\`\``);
+  });
+
   it('the TypeScript flat config as written reports the same loop in a .ts file', async () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'eslint.ts.config.mjs');
