@@ -202,6 +202,37 @@ try {
     );
   }
 
+  // The partial failure, when this build of herdless/simulate has it (issue 19): the same figures as the CLI's.
+  await page.goto(`${base}/herd.html`);
+  await page.waitForSelector('.herd[data-done="yes"]', { timeout: 120_000 });
+  const hasPartial = await page.$$eval('select[name="scenario"] option', (os) => os.some((o) => o.value === 'partial'));
+  if (hasPartial) {
+    const names = ['no-retries', 'plain', 'recommended'];
+    const partial = await live(
+      {
+        scenario: 'partial',
+        load: '0.5',
+        outage: '30',
+        failureRate: '0.5',
+        after: '60',
+        maxAttempts: '3',
+        seed: '1',
+        strategies: names.join(','),
+      },
+      'herd-partial.png',
+    );
+    const want = cli('--scenario', 'partial', '--load', '0.5', '--strategies', names.join(','), '--seed', '1').results;
+    for (const w of want) {
+      const got = partial.rows.find((r) => r.strategy === w.strategy)?.cells ?? {};
+      check(
+        num(got.requests) === w.requests && num(got.goodput) === w.goodput,
+        `partial ${w.strategy}: the page shows simulate --json's figures (requests ${got.requests}/${w.requests}, goodput ${got.goodput}/${w.goodput})`,
+      );
+    }
+  } else {
+    console.log('docs-site: this herdless/simulate has no partial-failure scenario; not checked');
+  }
+
   // The default run: what a visitor sees first.
   const first = await live({}, 'herd-default.png');
   check(first.rows.length === 5, `the default run draws 5 panels (${first.panels.join(', ')})`);
