@@ -145,7 +145,7 @@ try {
       Number(/simulated in (\d+) ms/.exec(p.textContent)?.[1]),
     );
     const panels = await page.$$eval('.panel canvas', (cs) => cs.map((c) => c.getAttribute('data-strategy')));
-    await page.locator('.herd').screenshot({ path: join(shots, shot) });
+    await page.screenshot({ path: join(shots, shot), fullPage: true });
     return { rows, elapsed, panels };
   };
   const num = (v) => (v === '' || v === null ? null : Number(v));
