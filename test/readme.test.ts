@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { useFakeClock } from './helpers';
 import { inTurn, reply, serve } from './http-server';
@@ -29,12 +30,65 @@ const examples = [
 const dir = join(root, 'test', '.readme');
 const fake = useFakeClock();
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const typesDir = join(root, 'test', '.readme-types');
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(typesDir, { recursive: true, force: true });
+});
+
+/** An example as a module: its imports on top (herdless from the source), the rest the body of `run()`. */
+function asModule(code: string, url?: string): string {
+  const lines = code
+    .replaceAll("from 'herdless/simulate'", `from '${join(root, 'src', 'simulate', 'index.ts')}'`)
+    .replaceAll("from 'herdless'", `from '${join(root, 'src', 'index.ts')}'`)
+    .replaceAll('https://api.example.com/', url ?? 'https://api.example.com/')
+    .split('\n');
+  const imports = lines.filter((l) => l.startsWith('import '));
+  const body = lines.filter((l) => !l.startsWith('import '));
+  return `${imports.join('\n')}\nexport default async function run() {\n${body.join('\n')}\n}\n`;
+}
 
 describe('README examples run', () => {
   it('finds the examples', () => {
     expect(examples.filter((e) => e.where === 'README.md').length).toBeGreaterThanOrEqual(4);
     expect(examples.filter((e) => e.where !== 'README.md').length).toBeGreaterThanOrEqual(13);
+  });
+
+  it('type-checks every example with the repository compiler options (strict)', { timeout: 180_000 }, () => {
+    mkdirSync(typesDir, { recursive: true });
+    const files = examples.map(({ code }, i) => {
+      const file = join(typesDir, `example-${i + 1}.ts`);
+      writeFileSync(file, asModule(code));
+      return file;
+    });
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(root, 'tsconfig.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (d) => {
+          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+        },
+      },
+    );
+    const options = { ...config?.options, noEmit: true, allowImportingTsExtensions: true };
+    const program = ts.createProgram(files, options);
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file?.fileName.startsWith(typesDir))
+      .map((d) => {
+        const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+        const where = `${relative(root, d.file?.fileName ?? '')}:${(at?.line ?? 0) + 1}`;
+        return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+      });
+    expect(problems).toEqual([]);
+    // It can fail: a wrong option name is a type error.
+    writeFileSync(
+      files[0] as string,
+      asModule("import { retry } from 'herdless';\nawait retry(() => 1, { maxAttemps: 2 });"),
+    );
+    const wrong = ts.createProgram([files[0] as string], options);
+    expect(ts.getPreEmitDiagnostics(wrong).some((d) => d.file?.fileName === files[0])).toBe(true);
   });
 
   it('every code block on the site runs somewhere: marked as an example, a file of the suite, or a checked block', () => {
@@ -74,14 +128,7 @@ describe('README examples run', () => {
       ? await serve(inTurn(reply(503, { 'retry-after-ms': '5' }, 'busy'), reply(200, JSON_TYPE, '[{"id":1}]')))
       : undefined;
     // Imports stay on top; the rest becomes a function, so the test can run the fake clock while it waits.
-    const lines = (code as string)
-      .replaceAll("from 'herdless/simulate'", `from '${join(root, 'src', 'simulate', 'index.ts')}'`)
-      .replaceAll("from 'herdless'", `from '${join(root, 'src', 'index.ts')}'`)
-      .replaceAll('https://api.example.com/', server?.url ?? 'https://api.example.com/')
-      .split('\n');
-    const imports = lines.filter((l) => l.startsWith('import '));
-    const body = lines.filter((l) => !l.startsWith('import '));
-    writeFileSync(file, `${imports.join('\n')}\nexport default async function run() {\n${body.join('\n')}\n}\n`);
+    writeFileSync(file, asModule(code as string, server?.url));
     // The network is a stub: a 503 with Retry-After: 1, then the items.
     const responses = [
       new Response('busy', { status: 503, headers: { 'Retry-After': '1' } }),
