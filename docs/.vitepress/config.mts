@@ -1,3 +1,5 @@
+import { copyFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitepress';
 
@@ -5,7 +7,15 @@ import { defineConfig } from 'vitepress';
 // never a copy of it.
 const src = (path: string) => fileURLToPath(new URL(`../../src/${path}`, import.meta.url));
 
+const docs = fileURLToPath(new URL('..', import.meta.url));
+
 export default defineConfig({
+  // The evidence beside the pages (matrix.json, outage.txt, the SVGs), which pages link to, is served as it is.
+  buildEnd({ outDir }) {
+    for (const name of readdirSync(docs)) {
+      if (/\.(json|txt|svg)$/.test(name)) copyFileSync(join(docs, name), join(outDir, name));
+    }
+  },
   title: 'herdless',
   description: 'Retries that never become the outage.',
   // Served from a subpath when HERDLESS_DOCS_BASE is set (GitHub Pages: /herdless/); `/` otherwise.
@@ -41,6 +51,7 @@ export default defineConfig({
           { text: 'Retry-After and rate limits', link: '/guide/retry-after' },
           { text: 'HTTP', link: '/guide/http' },
           { text: 'Protecting the dependency', link: '/guide/protecting' },
+          { text: 'Protection: the single runs', link: '/protection' },
           { text: 'Testing your code', link: '/guide/testing' },
           { text: 'Coming from other libraries', link: '/guide/migrating' },
           { text: 'The CLI: simulate and audit', link: '/guide/cli' },
