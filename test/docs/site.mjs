@@ -237,7 +237,8 @@ try {
   const first = await live({}, 'herd-default.png');
   check(first.rows.length === 5, `the default run draws 5 panels (${first.panels.join(', ')})`);
   console.log(`docs-site: the default run simulated in ${first.elapsed} ms in headless Chromium`);
-  check(first.elapsed < 5_000, `the default run simulates in under 5 s here (${first.elapsed} ms)`);
+  // A hang guard, not a speed check: on a loaded 2-core machine it took 0.8 to 4.1 s (load average 8 to 18).
+  check(first.elapsed < 15_000, `the default run simulates in under 15 s here (${first.elapsed} ms)`);
   if (process.argv.includes('--save-screenshot'))
     copyFileSync(join(shots, 'herd-default.png'), join(root, 'docs', 'herd-live.png'));
 
