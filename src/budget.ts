@@ -117,7 +117,7 @@ class Budget implements RetryBudget, Guard {
   readonly #reserve: number;
   readonly #now: () => number;
   /** a: first attempts, b: retries, in the window (the volume cap; only with a finite ratio). */
-  readonly #counts: SlidingCounts;
+  readonly #counts: SlidingCounts | undefined;
   /** a: attempts that reported an outcome, b: the failures among them, over `failureWindowMs`. */
   readonly #outcomes: SlidingCounts;
   /** a: the same attempts, b: the slow ones among them. */
@@ -152,7 +152,7 @@ class Budget implements RetryBudget, Guard {
     const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');
     this.#reserve = (minPerSecond * windowMs) / 1_000;
     this.#now = steadyClock(optionalFn('now', options.now));
-    this.#counts = new SlidingCounts(windowMs);
+    this.#counts = this.#ratio === Infinity ? undefined : new SlidingCounts(windowMs); // no cap: nothing to count
     this.#outcomes = new SlidingCounts(failureWindowMs);
     this.#speeds = new SlidingCounts(failureWindowMs);
     onlyKnown(options, KNOWN, 'retry budget', (key) => nearest(key, KNOWN));
@@ -182,21 +182,22 @@ class Budget implements RetryBudget, Guard {
 
   #balance(): number {
     if (this.#ratio === Infinity) return Infinity;
-    const counts = this.#counts;
+    const counts = this.#counts as SlidingCounts;
     counts.advance(this.#now());
     return this.#ratio * counts.a + this.#reserve - counts.b;
   }
 
   deposit(): void {
     if (this.#ratio === Infinity) return; // no cap: nothing to count
-    this.#counts.advance(this.#now());
-    this.#counts.add(1, 0);
+    const counts = this.#counts as SlidingCounts;
+    counts.advance(this.#now());
+    counts.add(1, 0);
   }
 
   tryWithdraw(): RetryPermit | false {
     if (this.#ratio === Infinity) return UNCAPPED;
     if (this.#balance() < 1) return false;
-    const counts = this.#counts;
+    const counts = this.#counts as SlidingCounts;
     counts.add(0, 1);
     let index = counts.index;
     return {
