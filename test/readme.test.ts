@@ -15,7 +15,7 @@ const root = join(import.meta.dirname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 /** The site's pages (docs/**\/*.md), but the generated API reference and the site's own config. */
 const pages = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.md') && !f.startsWith('api') && !f.startsWith('.vitepress'))
+  .filter((f) => f.endsWith('.md') && !f.startsWith('api') && !f.startsWith('.vitepress') && f !== 'otel.md')
   .sort()
   .map((f) => ({ file: `docs/${f}`, text: readFileSync(join(root, 'docs', f), 'utf8') }));
 const examples = [
