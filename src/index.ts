@@ -1,3 +1,8 @@
+/**
+ * The core: `retry()`, `retryingFetch`, the policy, the error classifiers, the retry budget and the circuit breaker.
+ *
+ * @module herdless
+ */
 export {
   type CircuitBreaker,
   type CircuitBreakerOptions,

@@ -582,8 +582,8 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       /--json {7}print the findings and the summary as JSON \(for CI\)\. Only a report is JSON:/,
     );
     expect(AUDIT_USAGE).toMatch(/stdout is empty and the reason is on stderr/);
-    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
-    expect(readme).toMatch(/With `--json`, standard output is the report whenever the audit ran/);
+    const page = readFileSync(join(import.meta.dirname, '..', 'docs', 'guide', 'cli.md'), 'utf8');
+    expect(page).toMatch(/With `--json`, standard output is the report whenever the audit ran/);
   });
 
   it('an ESLint that is found but fails to load (typescript missing, say) is missing too: exit 2, once files need it', async () => {

@@ -112,7 +112,7 @@ describe('herdless simulate', () => {
 
   it('says in the help what each strategy is, that durations need a unit, and that a flag is given once', () => {
     expect(USAGE).toMatch(/Each flag is given once\./);
-    expect(readFileSync(new URL('../README.md', import.meta.url), 'utf8')).toMatch(
+    expect(readFileSync(new URL('../docs/guide/cli.md', import.meta.url), 'utf8')).toMatch(
       /a flag the chosen scenario does not use is an error that names it, and so is a flag given twice or\s+without its value/,
     );
     expect(USAGE).toMatch(/fixed waits 500 ms between attempts/);
@@ -449,12 +449,12 @@ describe('standard output that cannot be written (new-user review: > /dev/full p
     expect(out.join('')).toBe(USAGE);
   });
 
-  it('the help and the README give exit code 4, for both commands', () => {
+  it('the help and the docs give exit code 4, for both commands', () => {
     expect(USAGE).toMatch(/\b4 standard output could not be written\b/);
     expect(AUDIT_USAGE).toMatch(/\n {2}4 {2}standard output could not be written/);
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    expect(readme).toMatch(/\| +4 \| standard output could not be written/);
-    expect(readme).toMatch(/`herdless simulate` exits 0.*4 when\s+standard output cannot\s+be written/s);
+    const cliPage = readFileSync(new URL('../docs/guide/cli.md', import.meta.url), 'utf8');
+    expect(cliPage).toMatch(/\| +4 \| standard output could not be written/);
+    expect(cliPage).toMatch(/`herdless simulate` exits 0.*4 when\s+standard output cannot\s+be written/s);
   });
 });
 
@@ -573,16 +573,17 @@ describe('herdless simulate --scenario overload', () => {
   });
 });
 
-describe('the figures in docs/ and the README are what the code prints', () => {
+describe('the figures in docs/, and the docs pages that paste them, are what the code prints', () => {
   const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
-  const readme = read('README.md');
 
-  it('docs/outage.txt and docs/outage.svg are `herdless simulate` (--svg), and the README pastes the text', () => {
+  it('docs/outage.txt and docs/outage.svg are `herdless simulate` (--svg), and the simulator page pastes the text', () => {
     const { code, out, files } = run('simulate', '--svg', 'docs/outage.svg');
     expect(code).toBe(0);
     expect(out).toBe(`${read('docs/outage.txt')}\nwrote docs/outage.svg\n`);
     expect(files.get('docs/outage.svg')).toBe(read('docs/outage.svg'));
-    expect(readme).toContain(`# in a clone: npm run simulate\n${read('docs/outage.txt')}\`\`\``);
+    expect(read('docs/guide/simulate.md')).toContain(
+      `# in a clone: npm run simulate\n${read('docs/outage.txt')}\`\`\``,
+    );
   });
 
   it('docs/overload.txt, docs/overload-1s.txt and their SVGs are `herdless simulate --scenario overload`', () => {
@@ -609,15 +610,15 @@ describe('the figures in docs/ and the README are what the code prints', () => {
   it('docs/retry-after.txt is `herdless simulate --retry-after 2s --strategies full,equal,decorrelated`, pasted', () => {
     const doc = read('docs/retry-after.txt');
     expect(run('simulate', '--retry-after', '2s', '--strategies', 'full,equal,decorrelated').out).toBe(doc);
-    expect(readme).toContain(`--strategies full,equal,decorrelated\n${doc}\`\`\``);
+    expect(read('docs/guide/retry-after.md')).toContain(`--strategies full,equal,decorrelated\n${doc}\`\`\``);
   });
 
   // Heavy on CPU (a simulation of 10 and 100 clients, 100 runs each): a hang guard, not a speed check.
-  it('docs/contention.txt is `herdless simulate --scenario contention`, and the README pastes it', {
+  it('docs/contention.txt is `herdless simulate --scenario contention`, and the simulator page pastes it', {
     timeout: 60_000,
   }, () => {
     const doc = read('docs/contention.txt');
-    expect(readme).toContain(`-- --scenario contention\n${doc}\`\`\``);
+    expect(read('docs/guide/simulate.md')).toContain(`-- --scenario contention\n${doc}\`\`\``);
     // A point depends only on its own N and the seed: check two rows of each table against a run of those two.
     const { out } = run('simulate', '--scenario', 'contention', '--clients', '10,100');
     const rows = (text: string) => text.split('\n').filter((l) => /^(?:10|100) /.test(l));

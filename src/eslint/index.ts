@@ -1,1 +1,6 @@
+/**
+ * The ESLint plugin: four rules that find hand-written retry loops.
+ *
+ * @module herdless/eslint
+ */
 export { type HerdlessPlugin, plugin as default, type RuleName, rules } from './plugin';

@@ -1,3 +1,8 @@
+/**
+ * The herd on virtual time: the outage, overload and contention scenarios, and their charts.
+ *
+ * @module herdless/simulate
+ */
 export { type ChartOptions, formatMs, type LoadSeries, svgChart, terminalChart } from './chart';
 export { type ContentionOptions, type ContentionPoint, type ContentionResult, simulateContention } from './contention';
 export {
