@@ -1,7 +1,7 @@
 import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START } from './guard';
 import { nearest } from './nearest';
 import { fail, finite, onlyKnown, optionalFn, or } from './validate';
-import { SlidingCounts, steadyClock } from './window';
+import { SlidingCounts, type SteadyClock, steadyClock } from './window';
 
 /**
  * What a retry budget grants a retry: call {@link release} if the retry it paid for never starts. Giving it back
@@ -48,6 +48,25 @@ export interface RetryBudget {
   tryWithdraw(): RetryPermit | false;
   /** The whole retries the budget holds now: `floor(ratio x firsts + minPerSecond x windowMs / 1000 - retries)`. */
   available(): number;
+  /**
+   * Makes the budget full again, as just created: the first attempts and retries counted so far are forgotten, and
+   * so is its clock's last reading, so a clock that starts again from 0 (a fresh fake clock in the next test) is read
+   * as it is rather than as no time passed. A permit granted before gives nothing back to the new window when it is
+   * released (it spent from a window that no longer counts). Reads no clock and never throws.
+   *
+   * Choose it in a test's `beforeEach` when a budget lives at module level (so each test starts with a full budget
+   * on its own fake clock), or for an operator's "forget the incident" action; a budget left alone refills on its own
+   * as its window slides.
+   *
+   * @example
+   * ```ts
+   * // api.ts
+   * export const budget = createRetryBudget();
+   * // api.test.ts
+   * beforeEach(() => budget.reset());
+   * ```
+   */
+  reset(): void;
 }
 
 /**
@@ -80,9 +99,9 @@ class BudgetPass implements Pass {
 class Budget implements RetryBudget, Guard {
   readonly #ratio: number;
   readonly #reserve: number;
-  readonly #now: () => number;
-  /** a: first attempts, b: retries, in the window. */
-  readonly #counts: SlidingCounts;
+  readonly #now: SteadyClock;
+  /** a: first attempts, b: retries, in the window; replaced by {@link reset} (not readonly for that alone). */
+  #counts: SlidingCounts;
 
   constructor(options: RetryBudgetOptions) {
     if (options === null || typeof options !== 'object') fail(TypeError, 'the budget options', 'an object', options);
@@ -125,6 +144,11 @@ class Budget implements RetryBudget, Guard {
 
   available(): number {
     return Math.max(0, Math.floor(this.#balance()));
+  }
+
+  reset(): void {
+    this.#counts = this.#counts.fresh(); // a permit from before releases into the old window, which nothing reads
+    this.#now.reset();
   }
 }
 
