@@ -1,4 +1,4 @@
-import FakeTimers, { type InstalledClock } from '@sinonjs/fake-timers';
+import FakeTimers, { type Clock as InstalledClock } from '@sinonjs/fake-timers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CircuitOpenError,

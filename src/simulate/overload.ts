@@ -1,4 +1,5 @@
 import { createPolicy } from '../policy';
+import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { percentile } from './outage';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
@@ -110,6 +111,9 @@ const FAIL = 3;
  * import { simulateOverload } from 'herdless/simulate';
  * for (const r of simulateOverload({ queueLimitMs: 1_000 }).results) console.log(r.strategy, r.recoveryMs);
  * ```
+ *
+ * @throws RangeError when a run would draw more than {@link MAX_CALLS} logical requests on average (`load x capacity`
+ *   over the run's length) or count more than {@link MAX_WINDOWS} windows of `windowMs` (or seconds of `afterMs`).
  */
 export function simulateOverload(options: OverloadOptions = {}): OverloadResult {
   const settings = {
@@ -128,6 +132,7 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
     windowMs: options.windowMs ?? 1_000,
     seed: options.seed ?? 1,
   };
+  checkOverloadLimits(settings);
   const strategies = (options.strategies ?? OVERLOAD_STRATEGIES).map(resolveStrategy);
   const results = strategies.map((strategy, i) => {
     const figures = runOverload(settings, strategy);
@@ -135,6 +140,23 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
     return figures;
   });
   return { scenario: 'overload', settings, results };
+}
+
+/** The limits of {@link simulateOverload}: what a run keeps in memory. */
+function checkOverloadLimits(s: OverloadResult['settings']): void {
+  const runMs = s.warmupMs + s.slowdownMs + s.afterMs;
+  const calls = (s.load * s.capacity * runMs) / 1_000;
+  const windows = Math.max(windowsIn(runMs, s.windowMs), windowsIn(s.afterMs, 1_000));
+  const limit = (what: string) => {
+    throw new SimulationLimitError(`herdless: simulateOverload: ${what}: shorten the run or lower the rate`);
+  };
+  if (calls > MAX_CALLS) {
+    limit(
+      `load x capacity (${s.load} x ${s.capacity}/s) over ${runMs} ms is ${calls} requests, more than ${MAX_CALLS}`,
+    );
+  }
+  if (windows > MAX_WINDOWS)
+    limit(`the run spans ${windows} windows of windowMs (${s.windowMs}), more than ${MAX_WINDOWS}`);
 }
 
 function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy): OverloadFigures {
