@@ -76,8 +76,8 @@ export interface RetryBudget {
    */
   available(): number;
   /**
-   * Makes the budget full again, as just created: the first attempts and retries counted so far are forgotten, and
-   * so is its clock's last reading, so a clock that starts again from 0 (a fresh fake clock in the next test) is read
+   * Makes the budget full again, as just created: the first attempts and retries counted so far (the volume cap's)
+   * and the recent outcomes (the saturation rule's) are forgotten, and so is its clock's last reading, so a clock that starts again from 0 (a fresh fake clock in the next test) is read
    * as it is rather than as no time passed. A permit granted before gives nothing back to the new window when it is
    * released (it spent from a window that no longer counts). Reads no clock and never throws.
    *

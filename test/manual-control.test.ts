@@ -262,6 +262,20 @@ describe('budget.reset()', () => {
     expect(budget.available()).toBe(1);
   });
 
+  it("forgets the saturation rule's recent outcomes: a budget refusing retries lets them through again", async () => {
+    const budget = createRetryBudget(); // the defaults: refuses while 85% of the last second's attempts fail
+    const failing = (maxAttempts: number) =>
+      retry(() => Promise.reject(transient()), { budget, maxAttempts, baseMs: 1 }).catch((e: unknown) => e);
+    for (let i = 0; i < 10; i++) await failing(1);
+    const refused = failing(2);
+    await clock.runAllAsync();
+    expect(((await refused) as RetryError).reason).toBe('budget');
+    budget.reset();
+    const retried = failing(2);
+    await clock.runAllAsync();
+    expect(((await retried) as RetryError).reason).toBe('attempts');
+  });
+
   it('reads no clock', () => {
     let broken = false;
     const budget = createRetryBudget({ now: () => (broken ? Number.NaN : performance.now()) });
