@@ -25,6 +25,11 @@ function run(...args: string[]) {
 interface Row {
   /** The flag and its value (none for a boolean flag). */
   readonly args: readonly string[];
+  /**
+   * Flags given to both runs, the base and the flagged (for a flag that shows only with them: instances change
+   * nothing for clients without a budget or a breaker, since only those are per instance).
+   */
+  readonly on?: readonly string[];
   /** What the JSON's settings must hold then (those the flag sets). */
   readonly settings?: Record<string, unknown>;
   /** The strategy names the run must have then (for the flags that change them). */
@@ -45,6 +50,7 @@ const SCENARIOS: Record<string, { base: readonly string[]; rows: readonly Row[] 
       { args: ['--budget'], strategies: ['full+budget'] },
       { args: ['--breaker'], strategies: ['full+breaker'] },
       { args: ['--strategies', 'fixed'], strategies: ['fixed'] },
+      { args: ['--instances', '2'], on: ['--strategies', 'full+breaker'], settings: { instances: 2 } },
       { args: ['--seed', '2'], settings: { seed: 2 } },
     ],
   },
@@ -69,6 +75,33 @@ const SCENARIOS: Record<string, { base: readonly string[]; rows: readonly Row[] 
       { args: ['--budget'], strategies: ['full+budget'] },
       { args: ['--breaker'], strategies: ['full+breaker'] },
       { args: ['--strategies', 'fixed'], strategies: ['fixed'] },
+      { args: ['--instances', '2'], on: ['--strategies', 'full+breaker'], settings: { instances: 2 } },
+      { args: ['--seed', '2'], settings: { seed: 2 } },
+    ],
+  },
+  partial: {
+    base: ['--scenario', 'partial', '--capacity', '100/1s', '--strategies', 'full'],
+    rows: [
+      { args: ['--capacity', '150/1s'], settings: { capacity: 150 } },
+      { args: ['--failure-rate', '0.2'], settings: { failureRate: 0.2 } },
+      { args: ['--duration', '10s'], settings: { slowdownMs: 10_000 } },
+      { args: ['--max-attempts', '2'], settings: { maxAttempts: 2 } },
+      { args: ['--queue-limit', '1s'], settings: { queueLimitMs: 1_000 } },
+      { args: ['--load', '0.5'], settings: { load: 0.5 } },
+      { args: ['--budget'], strategies: ['full+budget'] },
+      { args: ['--breaker'], strategies: ['full+breaker'] },
+      { args: ['--strategies', 'fixed'], strategies: ['fixed'] },
+      { args: ['--instances', '2'], on: ['--strategies', 'full+breaker'], settings: { instances: 2 } },
+      { args: ['--seed', '2'], settings: { seed: 2 } },
+    ],
+  },
+  matrix: {
+    // The grid is fixed (9 cells a fleet size): one fleet size and the two references keep a run to about 3 s.
+    base: ['--scenario', 'matrix', '--instances', '1', '--strategies', 'no-retries,plain'],
+    rows: [
+      // Echoed in every cell: the references' figures do not depend on the fleet (they have no budget or breaker).
+      { args: ['--instances', '10'], settings: { instances: [10] } },
+      { args: ['--strategies', 'no-retries,plain,recommended'], strategies: ['no-retries', 'plain', 'recommended'] },
       { args: ['--seed', '2'], settings: { seed: 2 } },
     ],
   },
@@ -77,18 +110,31 @@ const SCENARIOS: Record<string, { base: readonly string[]; rows: readonly Row[] 
 /** The flags that shape the output rather than the run: checked on their own below. */
 const OUTPUT_FLAGS = ['--json', '--svg'];
 
-/** The run's JSON: its settings, and its results without their names (so a row must change figures, not only names). */
+/**
+ * The run's JSON: its settings, the strategies it compared, and its figures without the strategies' names (so a row
+ * must change figures, not only names). The matrix has cells instead of results, its seed and fleet sizes in them.
+ */
 function json(args: readonly string[]) {
-  const { code, out, err } = run(...args, '--json');
+  const svg = !args.includes('contention');
+  const { code, out, err, files } = run(...args, '--json', ...(svg ? ['--svg', 'run.svg'] : []));
   expect({ code, err }).toEqual({ code: 0, err: '' });
+  type Results = { strategy: string; [figure: string]: unknown }[];
   const parsed = JSON.parse(out) as {
-    settings: Record<string, unknown>;
-    results: { strategy: string; [figure: string]: unknown }[];
+    settings?: Record<string, unknown>;
+    seed?: number;
+    results?: Results;
+    cells?: { instances: number; results: Results; [field: string]: unknown }[];
   };
+  const results = parsed.results ?? parsed.cells?.flatMap((c) => c.results) ?? [];
+  const nameless = (r: Results) => r.map(({ strategy: _, ...figures }) => figures);
   return {
-    settings: parsed.settings,
-    strategies: parsed.results.map((r) => r.strategy),
-    figures: JSON.stringify(parsed.results.map(({ strategy: _, ...figures }) => figures)),
+    settings: parsed.settings ?? {
+      seed: parsed.seed,
+      instances: [...new Set(parsed.cells?.map((c) => c.instances))],
+    },
+    strategies: [...new Set(results.map((r) => r.strategy))],
+    figures: JSON.stringify(parsed.cells?.map((c) => ({ ...c, results: nameless(c.results) })) ?? nameless(results)),
+    svg: files.get('run.svg'),
   };
 }
 
@@ -100,11 +146,18 @@ function withFlag(base: readonly string[], args: readonly string[]): string[] {
   return [...base.slice(0, at), ...args, ...base.slice(at + (hasValue ? 2 : 1))];
 }
 
-describe.each(Object.entries(SCENARIOS))('herdless simulate --scenario %s: every flag reaches the run', (_, s) => {
-  const base = json(s.base);
+/** Each scenario's base run, and its run with each row's flag, once (the matrix takes seconds a run). */
+const runs = new Map<string, ReturnType<typeof json>>();
+const once = (args: readonly string[]) => {
+  const key = args.join(' ');
+  if (!runs.has(key)) runs.set(key, json(args));
+  return runs.get(key) as ReturnType<typeof json>;
+};
 
+describe.each(Object.entries(SCENARIOS))('herdless simulate --scenario %s: every flag reaches the run', (_, s) => {
   it.each(s.rows.map((row) => [row.args.join(' '), row] as const))('%s', (_, row) => {
-    const flagged = json(withFlag(s.base, row.args));
+    const base = once(withFlag(s.base, row.on ?? []));
+    const flagged = once(withFlag(withFlag(s.base, row.on ?? []), row.args));
     expect(flagged.figures).not.toBe(base.figures);
     if (row.settings) expect(flagged.settings).toMatchObject(row.settings);
     if (row.strategies) expect(flagged.strategies).toEqual(row.strategies);
@@ -137,23 +190,21 @@ describe('herdless simulate: the flags table is complete', () => {
 });
 
 describe('herdless simulate: the output flags', () => {
-  it.each(Object.entries(SCENARIOS))('--scenario %s --json prints the run as JSON, not the table', (_, s) => {
-    const text = run(...s.base);
-    const asJson = run(...s.base, '--json');
+  it.each(Object.entries(SCENARIOS))('--scenario %s: --json prints the run as JSON, else a table', (name, s) => {
+    const text = run(...withFlag(s.base, name === 'contention' ? [] : ['--svg', 'text.svg']));
     expect(text.code).toBe(0);
     expect(() => JSON.parse(text.out)).toThrow();
-    expect(JSON.parse(asJson.out)).toHaveProperty('results');
+    expect(text.out).toMatch(/^[\w ]+: /); // the scenario's heading
+    if (name !== 'contention') expect(text.out).toContain('wrote text.svg');
+    expect(once(s.base).figures).toMatch(/^\[\{"/); // --json: parsed, with its figures
   });
 
   it.each(Object.entries(SCENARIOS).filter(([name]) => name !== 'contention'))(
-    '--scenario %s --svg writes the chart of this run',
+    '--scenario %s: --svg writes the chart of this run',
     (_, s) => {
-      const a = run(...s.base, '--svg', 'a.svg');
-      const b = run(...withFlag(s.base, ['--seed', '2']), '--svg', 'b.svg');
-      expect(a.code).toBe(0);
-      expect(a.out).toContain('wrote a.svg');
-      expect(a.files.get('a.svg')).toMatch(/^<svg /);
-      expect(b.files.get('b.svg')).not.toBe(a.files.get('a.svg')); // the run's own load, not a fixed picture
+      const base = once(s.base).svg;
+      expect(base).toMatch(/^<svg /);
+      expect(once(withFlag(s.base, ['--seed', '2'])).svg).not.toBe(base); // the run's own figures, not a fixed picture
     },
   );
 });

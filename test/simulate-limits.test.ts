@@ -156,6 +156,17 @@ describe('herdless simulate: an answer or a one-line error, exit code 2', () => 
     );
   });
 
+  it('--scenario partial: the same limits, naming --duration', () => {
+    refused(
+      ['--scenario', 'partial', '--capacity', '1000/0.001ms'],
+      /^herdless: --capacity 1000\/0\.001ms at --load 0\.8 over the 95 s run is 76000000000 requests, more than 10000000: lower the capacity or the load, or shorten the --duration/,
+    );
+    refused(
+      ['--scenario', 'partial', '--load', '0.00000001', '--duration', '99999999s'],
+      /^herdless: --duration makes a run of 100000064 s, more than 10000000 s/,
+    );
+  });
+
   it('a run that outgrows the windows as it goes: one line, exit 2', () => {
     refused(
       [
