@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCircuitBreaker, createRetryBudget, type RetryError, retry } from '../src/index';
+import { createCircuitBreaker, createRetryBudget, type RetryBudget, type RetryError, retry } from '../src/index';
 import { settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -47,6 +47,21 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
     expect((run.result.reason as RetryError).reason).toBe('budget');
     expect((run.result.reason as RetryError).errors[0]).toMatchObject({ name: 'TimeoutError' });
     expect(calls).toBe(1);
+  });
+
+  it('an isolated slow failure (at most 1 in 100 of the last second of attempts, 10 known) is still retried', async () => {
+    const budget = createRetryBudget();
+    for (let i = 0; i < 99; i++) await retry(() => 'ok', { budget, attemptTimeoutMs: 1_000 }); // fast successes
+    let calls = 0;
+    const hangOnce = () => (calls++ === 0 ? new Promise<string>(() => {}) : 'ok');
+    const run = settle(retry(hangOnce, { budget, attemptTimeoutMs: 200, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(calls).toBe(2);
+    // A second slow one in the same second is 2 in 101: the dependency is queueing, not one hung connection.
+    const again = settle(retry(() => new Promise<never>(() => {}), { budget, attemptTimeoutMs: 200, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((again.result.reason as RetryError).reason).toBe('budget');
   });
 
   it('without an attempt timeout, the time left of the deadline is what the attempt was allowed', async () => {
@@ -184,5 +199,47 @@ describe('retry() reports a guarded attempt with its time and the time it had', 
     const ok = settle(retry(f.fn, { budget, attemptTimeoutMs: 1_000, maxAttempts: 2 }));
     await fake.clock.runAllAsync();
     expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+});
+
+describe('a wrapped budget (the Guard example): retry() accepts what the types allow', () => {
+  it('delegating open() and wrapping its pass sees every refusal, and retry() behaves as with the real one', async () => {
+    const real = createRetryBudget();
+    let refused = 0;
+    const counted: RetryBudget = {
+      deposit: () => real.deposit(),
+      tryWithdraw: () => real.tryWithdraw(),
+      available: () => real.available(),
+      reset: () => real.reset(),
+      open(next) {
+        const pass = real.open(next);
+        return {
+          settle: (...args) => {
+            const stop = pass.settle(...args);
+            if (stop) refused++;
+            return stop;
+          },
+        };
+      },
+    };
+    const run = settle(retry(failingAfter(600).fn, { budget: counted, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(refused).toBe(1);
+  });
+
+  it('an object without open() is refused with a clear error, without calling fn', async () => {
+    let called = 0;
+    const bare = { deposit() {}, tryWithdraw: () => false as const, available: () => 0 };
+    await expect(
+      retry(
+        () => {
+          called++;
+          return 1;
+        },
+        { budget: bare as never },
+      ),
+    ).rejects.toThrow(/^herdless: budget must be a RetryBudget \(createRetryBudget\(\)\)/);
+    expect(called).toBe(0);
   });
 });
