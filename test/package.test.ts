@@ -23,12 +23,15 @@ const sources = core();
 describe('package contract', () => {
   it('has no runtime dependencies and declares no side effects', () => {
     expect(pkg.dependencies).toBeUndefined();
-    // The ESLint wing's peers, optional: the core never needs them.
-    expect(Object.keys(pkg.peerDependencies)).toEqual(['eslint', 'typescript-eslint']);
+    // The ESLint wing's peers and the OpenTelemetry wing's, optional: the core never needs them.
+    expect(Object.keys(pkg.peerDependencies)).toEqual(['eslint', 'typescript-eslint', '@opentelemetry/api']);
     for (const name of Object.keys(pkg.peerDependencies))
       expect(pkg.peerDependenciesMeta[name]).toEqual({ optional: true });
     expect(pkg.exports['./eslint'].import.types).toBe('./dist/eslint.d.ts');
     expect(pkg.exports['./eslint'].require.types).toBe('./dist/eslint.d.cts');
+    expect(pkg.exports['./otel'].import.types).toBe('./dist/otel.d.ts');
+    expect(pkg.exports['./otel'].require.types).toBe('./dist/otel.d.cts');
+    expect(pkg.typesVersions['*'].otel).toEqual(['./dist/otel.d.cts']);
     expect(pkg.sideEffects).toBe(false);
     expect(pkg.exports['.'].import.types).toBe('./dist/index.d.ts');
     expect(pkg.exports['.'].require.types).toBe('./dist/index.d.cts');
@@ -37,7 +40,9 @@ describe('package contract', () => {
   it('the core is what it should be: not the simulator, not the ESLint wing, not the command line', () => {
     expect(sources).toContain('retry.ts');
     expect(sources).toContain('delay.ts');
-    expect(sources.some((f) => f.startsWith('simulate') || f.startsWith('eslint') || f === 'cli.ts')).toBe(false);
+    expect(
+      sources.some((f) => f.startsWith('simulate') || f.startsWith('eslint') || f.startsWith('otel') || f === 'cli.ts'),
+    ).toBe(false);
     expect(readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !sources.includes(f))).toEqual([
       'audit-worker.ts',
       'audit.ts',
@@ -70,5 +75,16 @@ describe('package contract', () => {
       .filter((s) => s !== '');
     expect(statements.length).toBeGreaterThan(5);
     for (const statement of statements) expect(statement).toMatch(/^export \{[^}]*\} from '\.\/[\w/-]+'$/);
+  });
+
+  it("the OpenTelemetry wing imports only the core's public entry and @opentelemetry/api", () => {
+    const dir = join(root, 'src', 'otel');
+    const specifiers = readdirSync(dir).flatMap((file) =>
+      [...readFileSync(join(dir, file), 'utf8').matchAll(/^(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].map(
+        (m) => m[1] as string,
+      ),
+    );
+    expect(specifiers.length).toBeGreaterThan(10);
+    expect(new Set(specifiers.filter((s) => !s.startsWith('./')))).toEqual(new Set(['../index', '@opentelemetry/api']));
   });
 });
