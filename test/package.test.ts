@@ -74,7 +74,7 @@ describe('package contract', () => {
       .map((s) => s.trim())
       .filter((s) => s !== '');
     expect(statements.length).toBeGreaterThan(5);
-    for (const statement of statements) expect(statement).toMatch(/^export \{[^}]*\} from '\.\/[\w/-]+'$/);
+    for (const statement of statements) expect(statement).toMatch(/^export (?:type )?\{[^}]*\} from '\.\/[\w/-]+'$/);
   });
 
   it("the OpenTelemetry wing imports only the core's public entry and @opentelemetry/api", () => {
