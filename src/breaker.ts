@@ -3,7 +3,7 @@ import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } 
 import { nearest } from './nearest';
 import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or, withCause } from './validate';
-import { SlidingCounts, steadyClock } from './window';
+import { SlidingCounts, type SteadyClock, steadyClock } from './window';
 
 /** A circuit breaker's state. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -11,14 +11,18 @@ export type CircuitState = 'closed' | 'open' | 'half-open';
 /**
  * Why a breaker changed state: it opened on `'consecutive-failures'` or on the `'failure-ratio'`; its break elapsed
  * (`'break-elapsed'`, open to half-open); a probe succeeded (`'probe-succeeded'`, closed) or failed
- * (`'probe-failed'`, open again).
+ * (`'probe-failed'`, open again); or by hand: {@link CircuitBreaker.isolate} (`'isolated'`, held open) and
+ * {@link CircuitBreaker.reset} (`'reset'`, closed). The two by hand are told even when the state stays the same
+ * (`from` equal to `to`: a reset of a closed breaker, an isolation of an open one), since they still clear it.
  */
 export type CircuitChangeReason =
   | 'consecutive-failures'
   | 'failure-ratio'
   | 'break-elapsed'
   | 'probe-succeeded'
-  | 'probe-failed';
+  | 'probe-failed'
+  | 'isolated'
+  | 'reset';
 
 /** What `onStateChange` receives (frozen). */
 export interface CircuitStateChange {
@@ -133,6 +137,46 @@ export interface CircuitBreaker extends Guard {
    * {@link CircuitOpenError} to reject with. Each permit should end in one of its three methods (the first one counts).
    */
   admit(): CircuitPermit | CircuitOpenError;
+  /**
+   * Holds the breaker open until {@link reset}: {@link state} is `'open'` and {@link admit} returns a
+   * {@link CircuitOpenError} whose `remainingMs` is `Infinity` (no probe is due: none is let through, however long it
+   * stays), so `retry()` calls reject at once without calling `fn` and calls already retrying stop with
+   * `'circuit-open'`. Permits granted before are stale (what they report is ignored). Tells `onStateChange`
+   * (`reason: 'isolated'`) unless it is isolated already, in which case it does nothing. Reads no clock and never
+   * throws (only `onStateChange`'s own error is reported, as for any change).
+   *
+   * Choose it for an operator's kill switch (the dependency is known to be down or under maintenance, or must be
+   * spared while it recovers), or in a test that needs an open breaker without driving failures through it.
+   *
+   * @example
+   * ```ts
+   * breaker.isolate(); // maintenance: every call through it fails fast with CircuitOpenError
+   * // ... later
+   * breaker.reset(); // back in service, closed
+   * ```
+   */
+  isolate(): void;
+  /**
+   * Closes the breaker as though it was just created: every counter cleared (the failures in a row, the
+   * `failureRatio` window, the grown break's exponent, the probes), out of {@link isolate} too, and a new generation,
+   * so that what permits granted before report is ignored. Also forgets its clock's last reading, so that a clock that
+   * starts again from 0 (a fresh fake clock in the next test) is read as it is, not as no time passed. Tells
+   * `onStateChange` (`reason: 'reset'`, `to: 'closed'`) every time, even when it was closed already. Reads no clock and
+   * never throws (only `onStateChange`'s own error is reported, as for any change).
+   *
+   * Choose it in a test's `beforeEach` when a breaker lives at module level (so a test that opened it does not leak
+   * into the next), to end an {@link isolate}, or for an operator who knows the dependency is back and will not wait
+   * for the break to elapse and a probe to pass.
+   *
+   * @example
+   * ```ts
+   * // api.ts
+   * export const breaker = createCircuitBreaker();
+   * // api.test.ts
+   * beforeEach(() => breaker.reset()); // closed, and ready for this test's fake clock starting at 0
+   * ```
+   */
+  reset(): void;
 }
 
 /**
@@ -143,7 +187,8 @@ export class CircuitOpenError extends Error {
   override readonly name = 'CircuitOpenError';
   /**
    * How long until the breaker lets a probe through, in ms. While half-open with every probe in flight: how long
-   * until that round of probes is abandoned at the latest (a probe that reports frees its slot sooner).
+   * until that round of probes is abandoned at the latest (a probe that reports frees its slot sooner). `Infinity`
+   * while the breaker is held open by `isolate()`: no probe is due until a `reset()`.
    */
   readonly remainingMs: number;
 
@@ -156,7 +201,9 @@ export class CircuitOpenError extends Error {
     super(
       halfOpen
         ? `herdless: circuit half-open, probes in flight (a probe slot frees within ${Math.ceil(remainingMs)} ms)`
-        : `herdless: circuit open, next probe in ${Math.ceil(remainingMs)} ms`,
+        : remainingMs === Number.POSITIVE_INFINITY
+          ? 'herdless: circuit isolated, held open until reset()'
+          : `herdless: circuit open, next probe in ${Math.ceil(remainingMs)} ms`,
     );
     this.remainingMs = remainingMs;
   }
@@ -249,9 +296,9 @@ class Breaker implements CircuitBreaker, Guard {
   readonly #halfOpenProbes: number;
   readonly #onStateChange: CircuitBreakerOptions['onStateChange'];
   readonly #random: (() => number) | undefined;
-  readonly #now: () => number;
-  /** a: counted attempts, b: their failures, over the window; only with a failureRatio. */
-  readonly #counts: SlidingCounts | undefined;
+  readonly #now: SteadyClock;
+  /** a: counted attempts, b: their failures, over the window; only with a failureRatio. Replaced by reset(). */
+  #counts: SlidingCounts | undefined;
   #state: CircuitState = 'closed';
   /**
    * Bumped by every change of state and every abandoned round of probes: a permit reports only while the generation
@@ -396,6 +443,24 @@ class Breaker implements CircuitBreaker, Guard {
     } catch (error) {
       reportLater(error);
     }
+  }
+
+  isolate(): void {
+    if (this.#openUntil === Number.POSITIVE_INFINITY) return; // isolated already
+    this.#openUntil = Number.POSITIVE_INFINITY; // never elapses: the state stays 'open' until reset()
+    this.#probes = 0;
+    this.#change('open', 'isolated');
+  }
+
+  reset(): void {
+    this.#failuresInARow = 0;
+    this.#opens = 0;
+    this.#openUntil = 0;
+    this.#probes = 0;
+    this.#probesUntil = 0;
+    this.#counts = this.#counts?.fresh();
+    this.#now.reset();
+    this.#change('closed', 'reset');
   }
 }
 

@@ -2,7 +2,7 @@ import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } 
 import { nearest } from './nearest';
 import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
-import { SlidingCounts, steadyClock } from './window';
+import { SlidingCounts, type SteadyClock, steadyClock } from './window';
 
 /**
  * What a retry budget grants a retry: call {@link release} if the retry it paid for never starts. Giving it back
@@ -79,6 +79,25 @@ export interface RetryBudget extends Guard {
    * `Infinity` with no cap (the default). The saturation rules refuse retries whatever it says.
    */
   available(): number;
+  /**
+   * Makes the budget full again, as just created: the first attempts and retries counted so far (the volume cap's)
+   * and the recent outcomes (the saturation rule's) are forgotten, and so is its clock's last reading, so a clock that starts again from 0 (a fresh fake clock in the next test) is read
+   * as it is rather than as no time passed. A permit granted before gives nothing back to the new window when it is
+   * released (it spent from a window that no longer counts). Reads no clock and never throws.
+   *
+   * Choose it in a test's `beforeEach` when a budget lives at module level (so each test starts with a full budget
+   * on its own fake clock), or for an operator's "forget the incident" action; a budget left alone refills on its own
+   * as its window slides.
+   *
+   * @example
+   * ```ts
+   * // api.ts
+   * export const budget = createRetryBudget();
+   * // api.test.ts
+   * beforeEach(() => budget.reset());
+   * ```
+   */
+  reset(): void;
 }
 
 /**
@@ -122,13 +141,16 @@ class Budget implements RetryBudget, Guard {
   readonly #minimumCalls: number;
   readonly #ratio: number;
   readonly #reserve: number;
-  readonly #now: () => number;
-  /** a: first attempts, b: retries, in the window (the volume cap; only with a finite ratio). */
-  readonly #counts: SlidingCounts | undefined;
+  readonly #now: SteadyClock;
+  /**
+   * a: first attempts, b: retries, in the window (the volume cap; only with a finite ratio). Replaced by
+   * {@link reset} (not readonly for that alone), as are `#outcomes` and `#speeds`.
+   */
+  #counts: SlidingCounts | undefined;
   /** a: attempts that reported an outcome, b: the failures among them, over `failureWindowMs`. */
-  readonly #outcomes: SlidingCounts;
+  #outcomes: SlidingCounts;
   /** a: the same attempts, b: the slow ones among them. */
-  readonly #speeds: SlidingCounts;
+  #speeds: SlidingCounts;
 
   constructor(options: RetryBudgetOptions) {
     if (options === null || typeof options !== 'object') fail(TypeError, 'the budget options', 'an object', options);
@@ -221,6 +243,13 @@ class Budget implements RetryBudget, Guard {
 
   available(): number {
     return Math.max(0, Math.floor(this.#balance()));
+  }
+
+  reset(): void {
+    this.#counts = this.#counts?.fresh(); // a permit from before releases into the old window, which nothing reads
+    this.#outcomes = this.#outcomes.fresh();
+    this.#speeds = this.#speeds.fresh();
+    this.#now.reset();
   }
 }
 

@@ -27,6 +27,7 @@ import {
   svgChart,
   terminalChart,
 } from './simulate/index';
+import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './simulate/limits';
 import { STRATEGIES, type Strategy, type StrategyName } from './simulate/strategies';
 
 /** A built-in strategy, then the same policy under the old Retry-After rule, starred, side by side. */
@@ -254,6 +255,18 @@ function runOrExplain(args: readonly string[], io: Io): number {
       io.err(`herdless: ${usageMessage(error as Error)} (see herdless --help)\n`);
       return 2;
     }
+    // What the checks before the run cannot foresee: a run that outgrew the simulator's memory limits as it went (a
+    // long tail of retries in tiny windows), or a result too large for one JSON string (V8's ~512 MB).
+    if (error instanceof SimulationLimitError) {
+      io.err(`${firstLine(error)}\n`);
+      return 2;
+    }
+    if (error instanceof RangeError && error.message === 'Invalid string length') {
+      io.err(
+        'herdless: the result is too large to print (over 512 MB of text): fewer load windows (a wider --capacity window, a shorter --outage) or fewer strategies\n',
+      );
+      return 2;
+    }
     throw error;
   }
 }
@@ -440,6 +453,12 @@ function run(args: readonly string[], io: Io): number {
   const outageMs = values.outage === undefined ? 4_000 : parseDuration('outage', values.outage);
   const { capacity, windowMs } =
     values.capacity === undefined ? { capacity: 100, windowMs: 100 } : parseCapacity(values.capacity);
+  const windows = windowsIn(outageMs, windowMs);
+  if (windows > MAX_WINDOWS) {
+    throw new UsageError(
+      `--capacity's window (${windowMs} ms) cuts the ${outageMs / 1_000} s --outage into ${windows} load windows, more than ${MAX_WINDOWS}: use a wider window or a shorter outage`,
+    );
+  }
   const maxAttempts = positiveInteger('max-attempts', values['max-attempts'], 10);
   const timeoutMs = values.timeout === undefined ? Infinity : parseDuration('timeout', values.timeout);
   if (timeoutMs <= 0) throw new UsageError(`--timeout must be longer than 0, got '${values.timeout}'`);
@@ -529,6 +548,21 @@ function runOverload(
   if (!/^\d+(?:\.\d+)?$/.test(loadText) || !(Number(loadText) > 0)) {
     throw new UsageError(`--load must be a share of capacity above 0, like 0.8, got '${loadText}'`);
   }
+  /** The run against the simulator's memory limits, before it starts: errors that name the flags. */
+  const checkRun = (blipMs: number, blipFlag: string) => {
+    const runMs = 5_000 + blipMs + 60_000; // simulateOverload's 5 s of warm-up and 60 s after the blip
+    const calls = (Number(loadText) * perSecond * runMs) / 1_000;
+    if (calls > MAX_CALLS) {
+      throw new UsageError(
+        `--capacity ${text('capacity') ?? '1000/1s'} at --load ${loadText} over the ${runMs / 1_000} s run is ${Math.round(calls)} requests, more than ${MAX_CALLS}: lower the capacity or the load, or shorten the --${blipFlag}`,
+      );
+    }
+    if (windowsIn(runMs, 1_000) > MAX_WINDOWS) {
+      throw new UsageError(
+        `--${blipFlag} makes a run of ${runMs / 1_000} s, more than ${MAX_WINDOWS} s (one load window a second): shorten it`,
+      );
+    }
+  };
   const common = {
     capacity: perSecond,
     load: Number(loadText),
@@ -547,8 +581,12 @@ function runOverload(
     }
     const durationMs = parseDuration('duration', text('duration') ?? '30s');
     if (!(durationMs > 0)) throw new UsageError(`--duration must be longer than 0, got '${text('duration')}'`);
+    checkRun(durationMs, 'duration');
     result = simulatePartial({ ...common, failureRate: Number(rate), durationMs });
-  } else result = simulateOverload({ ...common, slowdownMs, outage: outage !== undefined });
+  } else {
+    checkRun(slowdownMs, outage === undefined ? 'slowdown' : 'outage');
+    result = simulateOverload({ ...common, slowdownMs, outage: outage !== undefined });
+  }
   endProgress();
   const s = result.settings;
   const series = result.results.map((r) => ({ name: r.strategy, load: r.load }));

@@ -55,6 +55,7 @@ export interface Pass {
  *   deposit: () => real.deposit(),
  *   tryWithdraw: () => real.tryWithdraw(),
  *   available: () => real.available(),
+ *   reset: () => real.reset(),
  *   open(next) {
  *     const pass = real.open(next);
  *     return { settle: (...args) => { const stop = pass.settle(...args); if (stop) refused++; return stop; } };

@@ -10,6 +10,7 @@ export class SlidingCounts {
   readonly #a: Float64Array;
   readonly #b: Float64Array;
   readonly #bucketMs: number;
+  readonly #windowMs: number;
   /** The bucket the last call fell in (in units of bucketMs since the clock's origin); -Infinity before any. */
   #index = Number.NEGATIVE_INFINITY;
   /** The sums of each counter over the window. */
@@ -23,6 +24,7 @@ export class SlidingCounts {
     this.#a = new Float64Array(buckets);
     this.#b = new Float64Array(buckets);
     this.#bucketMs = windowMs / buckets;
+    this.#windowMs = windowMs;
   }
 
   /** Moves the window to `nowMs`, dropping the buckets that left it. A clock that went back stays in the last one. */
@@ -85,6 +87,25 @@ export class SlidingCounts {
     this.a = 0;
     this.b = 0;
   }
+
+  /**
+   * A new, empty window of the same width and buckets, that has seen no clock yet: what a `reset()` swaps in, so that
+   * what still points at this one (a budget's unreleased permit) changes only this one, which nothing reads any more.
+   */
+  fresh(): SlidingCounts {
+    return new SlidingCounts(this.#windowMs, this.buckets);
+  }
+}
+
+/**
+ * The budget's and the breaker's clock: a steady reading of `now`, and {@link SteadyClock.reset} to forget the
+ * readings so far (a `reset()` of the budget or the breaker calls it, so that a fresh fake clock that starts at 0 is
+ * read as it is, not clamped to the last clock's time).
+ */
+export interface SteadyClock {
+  (): number;
+  /** Forgets the highest reading: the next one is taken as it is, even below the last. Reads no clock. */
+  reset(): void;
 }
 
 /**
@@ -94,12 +115,16 @@ export class SlidingCounts {
  * clock that went back, an NTP step say, reads as no time passed), so a window never slides backwards and a break
  * never lengthens.
  */
-export function steadyClock(now: (() => number) | undefined): () => number {
+export function steadyClock(now: (() => number) | undefined): SteadyClock {
   let last = Number.NEGATIVE_INFINITY;
-  return () => {
+  const clock = (() => {
     const t = now === undefined ? performance.now() : now();
     if (!Number.isFinite(t)) num('now()', t, 'a finite number', () => false);
     if (t > last) last = t;
     return last;
+  }) as SteadyClock;
+  clock.reset = () => {
+    last = Number.NEGATIVE_INFINITY;
   };
+  return clock;
 }

@@ -252,6 +252,7 @@ describe('a wrapped budget (the Guard example): retry() accepts what the types a
       deposit: () => real.deposit(),
       tryWithdraw: () => real.tryWithdraw(),
       available: () => real.available(),
+      reset: () => real.reset(),
       open(next) {
         const pass = real.open(next);
         return {

@@ -167,6 +167,7 @@ describe('a budget or breaker of your own is what retry() needs: a Guard', () =>
       tryWithdraw: () => real.tryWithdraw(),
       available: () => real.available(),
       open: (next) => real.open(next),
+      reset: () => real.reset(),
     };
     expectTypeOf(wrapped).toMatchTypeOf<NonNullable<RetryOptions['budget']>>();
     const breaker = createCircuitBreaker();
@@ -174,6 +175,8 @@ describe('a budget or breaker of your own is what retry() needs: a Guard', () =>
       admit: () => breaker.admit(),
       state: breaker.state,
       open: (next) => breaker.open(next),
+      isolate: () => breaker.isolate(),
+      reset: () => breaker.reset(),
     };
     expectTypeOf(mine).toMatchTypeOf<NonNullable<RetryOptions['breaker']>>();
   });

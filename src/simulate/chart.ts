@@ -23,9 +23,20 @@ export interface ChartOptions {
 
 const BARS = ' ▁▂▃▄▅▆▇█';
 
+/**
+ * The largest of `values[from..to)` and `floor`, by a loop: `Math.max(...values)` passes each value as an argument,
+ * and a run of millions of windows (a long outage in windows of 1 ms) overflows the stack.
+ */
+function peakOf(values: readonly number[], floor: number, from = 0, to = values.length): number {
+  let peak = floor;
+  const end = Math.min(to, values.length);
+  for (let i = from; i < end; i++) if ((values[i] as number) > peak) peak = values[i] as number;
+  return peak;
+}
+
 /** What both charts show: the outage and the 10 s after it, in windows, out of `total` windows in the run. */
 function view(series: readonly LoadSeries[], options: ChartOptions): { total: number; windows: number } {
-  const total = Math.max(1, ...series.map((s) => s.load.length));
+  const total = series.reduce((most, s) => Math.max(most, s.load.length), 1);
   const viewMs = options.viewMs ?? (options.outageMs ?? 0) + 10_000;
   return { total, windows: Math.min(total, Math.ceil(viewMs / options.windowMs)) };
 }
@@ -38,7 +49,7 @@ function view(series: readonly LoadSeries[], options: ChartOptions): { total: nu
  */
 export function terminalChart(series: readonly LoadSeries[], options: ChartOptions, width = 56): string {
   const { windows } = view(series, options);
-  const label = Math.max(...series.map((s) => s.name.length), 4);
+  const label = series.reduce((most, s) => Math.max(most, s.name.length), 4);
   const span = Math.ceil(windows / Math.min(width, 77 - label));
   const columns = Math.ceil(windows / span);
   const top = 4 * options.capacity;
@@ -49,7 +60,7 @@ export function terminalChart(series: readonly LoadSeries[], options: ChartOptio
     let bars = '';
     let over = '';
     for (let c = 0; c < columns; c++) {
-      const peak = Math.max(0, ...s.load.slice(c * span, (c + 1) * span));
+      const peak = peakOf(s.load, 0, c * span, (c + 1) * span);
       bars += peak === 0 ? ' ' : (BARS[Math.min(8, Math.max(1, Math.ceil((peak / top) * 8)))] as string);
       over += peak > options.capacity ? '!' : ' ';
     }
@@ -102,7 +113,7 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
   const plotW = W - m.left - m.right;
   const { total, windows } = view(series, options);
   const endMs = windows * options.windowMs;
-  const highest = Math.max(0, ...series.flatMap((s) => s.load.slice(0, windows)));
+  const highest = series.reduce((most, s) => peakOf(s.load, most, 0, windows), 0);
   const top = niceCeiling(Math.min(4 * options.capacity, Math.max(1.5 * options.capacity, highest)) * 1.05);
   const x = (ms: number) => m.left + (ms / endMs) * plotW;
   const out: string[] = [];
@@ -122,7 +133,7 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
     const py = m.top + i * (panelH + gap);
     const y = (n: number) => py + panelH - (Math.min(n, top) / top) * panelH;
     const color = COLORS[i % COLORS.length];
-    const peak = Math.max(0, ...s.load.slice(0, windows));
+    const peak = peakOf(s.load, 0, 0, windows);
     const clip = peak > top ? ` (peak ${peak}, clipped)` : '';
     out.push(`<text x="${m.left}" y="${py - 6}" font-weight="bold">${xml(s.name)}${clip}</text>`);
     if (options.outageMs !== undefined && options.outageMs > 0) {
@@ -148,10 +159,7 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
     out.push(
       `<line x1="${m.left}" x2="${m.left + plotW}" y1="${cy}" y2="${cy}" stroke="#000" stroke-dasharray="6 4"/>`,
     );
-    const points = s.load
-      .slice(0, windows)
-      .map((n, w) => `${x((w + 0.5) * options.windowMs).toFixed(1)},${y(n).toFixed(1)}`)
-      .join(' ');
+    const points = polyline(s.load, windows, (ms, n) => `${x(ms).toFixed(1)},${y(n).toFixed(1)}`, options.windowMs);
     out.push(`<polyline fill="none" stroke="${color}" stroke-width="1.6" points="${points}"/>`);
   });
   const axisY = m.top + series.length * (panelH + gap) - gap;
@@ -167,6 +175,29 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
+
+/**
+ * At most {@link MAX_POINTS} points: one per window, or past that many windows (a long run in short windows) one per
+ * span of windows, at the span's middle, with its busiest window's count, so a burst still shows and the SVG stays
+ * small.
+ */
+function polyline(
+  load: readonly number[],
+  windows: number,
+  point: (ms: number, n: number) => string,
+  windowMs: number,
+): string {
+  const span = Math.ceil(windows / MAX_POINTS);
+  const points: string[] = [];
+  for (let from = 0; from < Math.min(windows, load.length); from += span) {
+    const to = Math.min(from + span, windows, load.length);
+    points.push(point(((from + to) / 2) * windowMs, peakOf(load, 0, from, to)));
+  }
+  return points.join(' ');
+}
+
+/** The most points in a series' line: far more than the plot's 866 pixels across. */
+const MAX_POINTS = 10_000;
 
 /** The smallest of 1, 2, 5 times a power of ten that is >= value. */
 function niceCeiling(value: number): number {

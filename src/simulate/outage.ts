@@ -1,4 +1,5 @@
 import { createPolicy } from '../policy';
+import { MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
@@ -102,6 +103,9 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
  * const { results } = simulateOutage({ clients: 5_000, outageMs: 10_000, strategies: ['fixed', 'full'] });
  * for (const r of results) console.log(r.strategy, r.peakOverCapacity, r.gaveUp);
  * ```
+ *
+ * @throws RangeError when the outage spans more than {@link MAX_WINDOWS} windows of `capacityWindowMs`, or a run
+ *   lasts longer than that many (checked as requests arrive): each window is a counter kept in memory.
  */
 export function simulateOutage(options: OutageOptions = {}): OutageResult {
   const settings = {
@@ -118,10 +122,15 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
     instances: options.instances ?? 1,
     seed: options.seed ?? 1,
   };
+  const windows = windowsIn(settings.outageMs, settings.capacityWindowMs);
+  if (windows > MAX_WINDOWS) {
+    throw new SimulationLimitError(
+      `herdless: simulateOutage: outageMs (${settings.outageMs}) spans ${windows} windows of capacityWindowMs (${settings.capacityWindowMs}), more than ${MAX_WINDOWS}: use wider windows or a shorter outage`,
+    );
+  }
   if (!(Number.isInteger(settings.instances) && settings.instances >= 1)) {
     throw new RangeError(`herdless: instances must be an integer >= 1, got ${String(settings.instances)}`);
   }
-
   const strategies = (options.strategies ?? (Object.keys(STRATEGIES) as Strategy[])).map(resolveStrategy);
   const results = strategies.map((strategy, i) => {
     const figures = runOutage(settings, strategy);

@@ -1,4 +1,5 @@
 import { createPolicy } from '../policy';
+import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { percentile } from './outage';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
@@ -123,6 +124,9 @@ const FAIL = 3;
  * import { simulateOverload } from 'herdless/simulate';
  * for (const r of simulateOverload({ queueLimitMs: 1_000 }).results) console.log(r.strategy, r.recoveryMs);
  * ```
+ *
+ * @throws RangeError when a run would draw more than {@link MAX_CALLS} logical requests on average (`load x capacity`
+ *   over the run's length) or count more than {@link MAX_WINDOWS} windows of `windowMs` (or seconds of `afterMs`).
  */
 export function simulateOverload(options: OverloadOptions = {}): OverloadResult {
   const settings = {
@@ -144,6 +148,7 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
     seed: options.seed ?? 1,
   };
   checkOverload(settings);
+  checkOverloadLimits(settings);
   const strategies = (options.strategies ?? OVERLOAD_STRATEGIES).map(resolveStrategy);
   const results = strategies.map((strategy, i) => {
     const figures = runOverload(settings, strategy);
@@ -201,6 +206,23 @@ function checkOverload(s: OverloadResult['settings']): void {
   if (!(s.load > 0 && Number.isFinite(s.load))) bad('load', 'a finite number > 0', s.load);
   if (!(s.failureRate >= 0 && s.failureRate <= 1)) bad('failureRate', 'a number in [0, 1]', s.failureRate);
   if (!(Number.isInteger(s.instances) && s.instances >= 1)) bad('instances', 'an integer >= 1', s.instances);
+}
+
+/** The limits of {@link simulateOverload}: what a run keeps in memory. */
+function checkOverloadLimits(s: OverloadResult['settings']): void {
+  const runMs = s.warmupMs + s.slowdownMs + s.afterMs;
+  const calls = (s.load * s.capacity * runMs) / 1_000;
+  const windows = Math.max(windowsIn(runMs, s.windowMs), windowsIn(s.afterMs, 1_000));
+  const limit = (what: string) => {
+    throw new SimulationLimitError(`herdless: simulateOverload: ${what}: shorten the run or lower the rate`);
+  };
+  if (calls > MAX_CALLS) {
+    limit(
+      `load x capacity (${s.load} x ${s.capacity}/s) over ${runMs} ms is ${calls} requests, more than ${MAX_CALLS}`,
+    );
+  }
+  if (windows > MAX_WINDOWS)
+    limit(`the run spans ${windows} windows of windowMs (${s.windowMs}), more than ${MAX_WINDOWS}`);
 }
 
 function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy): OverloadFigures {

@@ -5,7 +5,7 @@ import type { OverloadFigures } from './overload';
 
 /** A plain text table: the first row is the header; columns after the first are right-aligned. */
 export function table(rows: readonly (readonly string[])[]): string {
-  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  const widths = (rows[0] ?? []).map((_, c) => rows.reduce((most, r) => Math.max(most, (r[c] ?? '').length), 0));
   return rows
     .map((r) =>
       r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join('  '),

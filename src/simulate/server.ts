@@ -1,3 +1,5 @@
+import { MAX_WINDOWS, SimulationLimitError } from './limits';
+
 /**
  * The server of the outage scenario, shared by the simulator and the real-server demo so that both judge requests
  * alike: it fails every request that arrives before `outageMs`, then serves `capacity` requests per window of
@@ -25,9 +27,17 @@ export class OutageServer {
     return timeMs < this.outageMs && this.retryAfterMs > 0 ? this.retryAfterMs : undefined;
   }
 
-  /** A request arrives `timeMs` after the start: counts it, and says whether it is served. */
+  /**
+   * A request arrives `timeMs` after the start: counts it, and says whether it is served. A RangeError past
+   * {@link MAX_WINDOWS} windows (the load kept per window would not fit in memory).
+   */
   arrive(timeMs: number): boolean {
     const w = Math.floor(timeMs / this.windowMs);
+    if (w >= MAX_WINDOWS) {
+      throw new SimulationLimitError(
+        `herdless: a request arrived at ${Math.round(timeMs)} ms, past ${MAX_WINDOWS} windows of ${this.windowMs} ms (each a counter in memory): use wider windows or a shorter run`,
+      );
+    }
     this.received++;
     while (this.load.length <= w) this.load.push(0);
     this.load[w] = (this.load[w] as number) + 1;

@@ -1,0 +1,23 @@
+/**
+ * What one simulated run may hold in memory, so that every setting runs to an answer or a RangeError that says which
+ * setting to change, never a stack overflow or a V8 fatal error (an array of hundreds of millions of windows, say).
+ * The command checks the same limits first, to name its flags (src/cli.ts).
+ */
+
+/**
+ * The most load windows (one counter each) a run may count: 10 million, 80 MB a strategy. A 7,200 s outage in windows
+ * of 1 ms (7.2 million) runs; 4 s in windows of 0.0001 ms (40 million) is refused.
+ */
+export const MAX_WINDOWS = 10_000_000;
+
+/**
+ * The most logical requests the overload scenario may draw for a run (its expected number: `load x capacity x` the
+ * run's length): 10 million, about 60 s and 800 MB a strategy on a laptop. The default run draws 55,200.
+ */
+export const MAX_CALLS = 10_000_000;
+
+/** A simulator limit was reached: a RangeError whose message names the settings to change and the limit. */
+export class SimulationLimitError extends RangeError {}
+
+/** The number of windows of `windowMs` in `spanMs` (rounded up). */
+export const windowsIn = (spanMs: number, windowMs: number): number => Math.ceil(spanMs / windowMs);
