@@ -1,11 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  // The core entry, the simulator and ESLint subpaths (never part of the core bundle) and the command line.
+  // The core entry, the simulator, ESLint and testing subpaths (never part of the core bundle) and the command line.
   entry: {
     index: 'src/index.ts',
     simulate: 'src/simulate/index.ts',
     eslint: 'src/eslint/index.ts',
+    testing: 'src/testing/index.ts',
     cli: 'src/cli.ts',
     'audit-worker': 'src/audit-worker.ts',
   },
@@ -21,7 +22,12 @@ export default defineConfig({
   },
   target: 'es2022',
   dts: {
-    entry: { index: 'src/index.ts', simulate: 'src/simulate/index.ts', eslint: 'src/eslint/index.ts' },
+    entry: {
+      index: 'src/index.ts',
+      simulate: 'src/simulate/index.ts',
+      eslint: 'src/eslint/index.ts',
+      testing: 'src/testing/index.ts',
+    },
     compilerOptions: { ignoreDeprecations: '6.0' },
   },
   clean: true,

@@ -1,0 +1,59 @@
+import { type Exchange, resetError, toResponse } from './exchange';
+
+/** The part of an @mswjs/interceptors interceptor the harness uses. */
+interface Interceptor {
+  apply(): void;
+  dispose(): void;
+  on(
+    event: 'request',
+    listener: (args: {
+      request: Request;
+      controller: { respondWith(response: Response): void; errorWith(reason?: unknown): void };
+    }) => Promise<void>,
+  ): unknown;
+}
+type InterceptorClass = new () => Interceptor;
+
+/** Loads the optional peer's two Node interceptors, or explains how to get them. */
+async function load(): Promise<InterceptorClass[]> {
+  try {
+    const [http, fetch] = await Promise.all([
+      import('@mswjs/interceptors/ClientRequest'),
+      import('@mswjs/interceptors/fetch'),
+    ]);
+    return [
+      (http as unknown as { ClientRequestInterceptor: InterceptorClass }).ClientRequestInterceptor,
+      (fetch as unknown as { FetchInterceptor: InterceptorClass }).FetchInterceptor,
+    ];
+  } catch (error) {
+    throw new Error(
+      "herdless/testing: herd() intercepts global fetch and node:http through the optional peer dependency '@mswjs/interceptors' (npm i -D @mswjs/interceptors@0.41.9); install it, or pass intercept: false and call the context's fetch",
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Routes every request to `origin` made through global `fetch` or `node:http`/`node:https` (so axios, got and SDKs
+ * built on either) to the simulated dependency, until the returned function is called. Requests to any other origin
+ * are left alone (they go to the network, on real time). Resolves once the interceptors are applied.
+ */
+export async function intercept(exchange: Exchange, origin: string): Promise<() => void> {
+  const interceptors = (await load()).map((Kind) => new Kind());
+  for (const interceptor of interceptors) {
+    interceptor.on('request', async ({ request, controller }) => {
+      if (new URL(request.url).origin !== origin) return;
+      try {
+        const answer = await exchange.send(request.signal);
+        if (answer.kind === 'reset') controller.errorWith(resetError());
+        else controller.respondWith(toResponse(answer));
+      } catch (reason) {
+        controller.errorWith(reason); // the caller aborted: its signal's reason
+      }
+    });
+    interceptor.apply();
+  }
+  return () => {
+    for (const interceptor of interceptors) interceptor.dispose();
+  };
+}
