@@ -15,18 +15,18 @@ import { assertNoHerd, type HerdOptions, type HerdReport, herd } from '../src/te
 /** Sleeps on the global setTimeout, looked up at call time, as hand-written loops do. */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+type Get = (url: string) => Promise<unknown>;
+
 /** A request through global fetch that throws on a failed status, as most hand-written code does. */
-async function getWithFetch(url: string): Promise<Response> {
+const getWithFetch: Get = async (url) => {
   const response = await fetch(url);
   if (!response.ok) throw Object.assign(new Error(`status ${response.status}`), { status: response.status });
   return response;
-}
+};
 /** The same through axios (node:http): axios throws on a failed status itself. */
-const getWithAxios = (url: string) => axios.get(url);
+const getWithAxios: Get = (url) => axios.get(url);
 /** The same through got (node:http), its own retries off: the loop under test is the only one. */
-const getWithGot = (url: string) => got(url, { retry: { limit: 0 } });
-
-type Get = (url: string) => Promise<unknown>;
+const getWithGot: Get = (url) => got(url, { retry: { limit: 0 } });
 
 /** The incident's loop: three attempts, a fixed 500 ms apart. */
 const incident = (get: Get) => async (url: string) => {

@@ -94,25 +94,38 @@ export async function drive(
       [moved, timers] = [m, t];
     }
   };
-  for (;;) {
-    await settle();
-    if (done()) return 'done';
-    if (clock.now >= untilMs) return 'until';
-    if (clock.countTimers() === 0) {
-      // Nothing on virtual time: something real is pending (a socket), or the callers wait on nothing at all.
-      const before = progress();
-      const timeout = clock._setTimeout ?? setTimeout;
-      for (let waited = 0; waited < stallMs && progress() === before && clock.countTimers() === 0 && !done(); ) {
-        await new Promise<void>((resolve) => void timeout(resolve, 10));
-        waited += 10;
+  // A timer at the horizon, so that the clock never jumps past it to a caller's far-off timer; not counted as work.
+  let horizon = true;
+  const sentinel = setTimeout(
+    () => {
+      horizon = false;
+    },
+    Math.max(0, untilMs - clock.now),
+  );
+  const timers = () => clock.countTimers() - (horizon ? 1 : 0);
+  try {
+    for (;;) {
+      await settle();
+      if (done()) return 'done';
+      if (clock.now >= untilMs) return 'until';
+      if (timers() === 0) {
+        // Nothing on virtual time: something real is pending (a socket), or the callers wait on nothing at all.
+        const before = progress();
+        const timeout = clock._setTimeout ?? setTimeout;
+        for (let waited = 0; waited < stallMs && progress() === before && timers() === 0 && !done(); ) {
+          await new Promise<void>((resolve) => void timeout(resolve, 10));
+          waited += 10;
+        }
+        if (progress() === before && timers() === 0 && !done())
+          throw new Error(
+            `herdless/testing: callers are still running, but nothing is scheduled on the virtual clock and nothing moved for ${stallMs} ms of real time: the code waits on something virtual time cannot reach (a real socket, a request to another host, a promise nobody settles)`,
+          );
+        continue;
       }
-      if (progress() === before && clock.countTimers() === 0 && !done())
-        throw new Error(
-          `herdless/testing: callers are still running, but nothing is scheduled on the virtual clock and nothing moved for ${stallMs} ms of real time: the code waits on something virtual time cannot reach (a real socket, a request to another host, a promise nobody settles)`,
-        );
-      continue;
+      clock.next();
+      clock.tick(0); // and every other timer due at the same virtual time
     }
-    clock.next();
-    clock.tick(0); // and every other timer due at the same virtual time
+  } finally {
+    clearTimeout(sentinel);
   }
 }
