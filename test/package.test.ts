@@ -111,6 +111,6 @@ describe('the testing wing (herdless/testing)', () => {
       .split(';')
       .map((s) => s.trim())
       .filter((s) => s !== '');
-    for (const statement of statements) expect(statement).toMatch(/^export \{[^}]*\} from '\.\/[\w/-]+'$/);
+    for (const statement of statements) expect(statement).toMatch(/^export (?:type )?\{[^}]*\} from '\.\/[\w/-]+'$/);
   });
 });
