@@ -60,7 +60,13 @@ function series(reports: HerdReport | readonly HerdReport[]): { series: LoadSeri
   const lastMs = Math.max(...all.flatMap((r) => r.results.map((f) => f.lastFinishMs)));
   return {
     series: rows,
-    options: { windowMs, capacity, outageMs, viewMs: Math.max(outageMs + 2_000, lastMs + windowMs) },
+    // The run's span, at least 2 s past the outage and at most the simulator's 10 s (a longer run ends in '>').
+    options: {
+      windowMs,
+      capacity,
+      outageMs,
+      viewMs: Math.min(outageMs + 10_000, Math.max(outageMs + 2_000, lastMs + windowMs)),
+    },
   };
 }
 
