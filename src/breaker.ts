@@ -28,11 +28,16 @@ export interface CircuitStateChange {
 
 /** What {@link createCircuitBreaker} accepts; every field is optional. */
 export interface CircuitBreakerOptions {
-  /** Opens after this many failures that count in a row: an integer >= 1. Default `5`. */
+  /**
+   * Also opens after this many failures that count in a row: an integer >= 1, or `Infinity` (off). Default `Infinity`:
+   * a count in a row trips on a dependency that fails half its requests (5 in a row is 1 chance in 32 there) and
+   * turns a partial failure into an outage; and it trips sooner in a busy process than in a quiet one.
+   */
   readonly consecutiveFailures?: number | undefined;
   /**
-   * Also opens when the share of counted attempts that failed over `windowMs` reaches this, with at least
-   * `minimumCalls` of them: a number in (0, 1]. Default: none (only `consecutiveFailures`).
+   * Opens when the share of counted attempts that failed over `windowMs` reaches this, with at least `minimumCalls` of
+   * them: a number in (0, 1]. Default `0.9`: the dependency is down, not failing part of its requests (a 50% partial
+   * failure with retries still serves 87% of calls; an open breaker, none).
    */
   readonly failureRatio?: number | undefined;
   /** The fewest attempts in the window for `failureRatio` to apply: an integer >= 1. Default `10`. */
@@ -213,7 +218,7 @@ class BreakerPass implements Pass {
     this.#next = next;
   }
 
-  settle(event: Settle, failure?: unknown): StopReason | undefined {
+  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | undefined {
     if (event === START) {
       let admitted: CircuitPermit | CircuitOpenError;
       try {
@@ -230,7 +235,7 @@ class BreakerPass implements Pass {
       this.#permit?.end(event);
       if (event === FAILURE && this.#breaker.state !== 'closed') return 'circuit-open';
     }
-    return this.#next?.settle(event);
+    return this.#next?.settle(event, failure, attemptMs, allowedMs);
   }
 }
 
@@ -277,10 +282,18 @@ class Breaker implements CircuitBreaker, Guard {
     if (options === null || typeof options !== 'object') fail(TypeError, 'the breaker options', 'an object', options);
     const integer = (name: string, value: unknown) =>
       num(name, value, 'an integer >= 1', (n) => Number.isInteger(n) && n >= 1);
-    this.#consecutiveFailures = integer('consecutiveFailures', or(options.consecutiveFailures, 5));
-    const ratio = options.failureRatio;
-    if (ratio !== undefined) num('failureRatio', ratio, 'a number in (0, 1]', (n) => n > 0 && n <= 1);
-    this.#failureRatio = or(ratio, Number.NaN);
+    const consecutive = options.consecutiveFailures;
+    this.#consecutiveFailures =
+      consecutive === undefined || consecutive === Infinity
+        ? Infinity
+        : num(
+            'consecutiveFailures',
+            consecutive,
+            'an integer >= 1 or Infinity (off)',
+            (n) => Number.isInteger(n) && n >= 1,
+          );
+    const ratio = or(options.failureRatio, 0.9);
+    this.#failureRatio = num('failureRatio', ratio, 'a number in (0, 1]', (n) => n > 0 && n <= 1);
     this.#minimumCalls = integer('minimumCalls', or(options.minimumCalls, 10));
     const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');
     this.#breakMs = finite('breakMs', or(options.breakMs, 5_000), Number.MIN_VALUE, 'a finite number > 0');
@@ -294,7 +307,7 @@ class Breaker implements CircuitBreaker, Guard {
     this.#onStateChange = optionalFn('onStateChange', options.onStateChange);
     this.#random = optionalFn('random', options.random);
     this.#now = steadyClock(optionalFn('now', options.now));
-    this.#counts = ratio === undefined ? undefined : new SlidingCounts(windowMs);
+    this.#counts = new SlidingCounts(windowMs);
     onlyKnown(options, KNOWN, 'circuit breaker', (key) => nearest(key, KNOWN));
   }
 
@@ -413,8 +426,8 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
 ]);
 
 /**
- * A circuit breaker: after `consecutiveFailures` failures in a row (or, if set, a `failureRatio` over `windowMs`) it
- * opens, and `retry()` calls then reject at once with {@link CircuitOpenError} without calling `fn`; calls already
+ * A circuit breaker: when `failureRatio` (90%) of the attempts it counted over `windowMs` (10 s) failed, with at least
+ * `minimumCalls` (10) of them (or, if set, after `consecutiveFailures` in a row), it opens, and `retry()` calls then reject at once with {@link CircuitOpenError} without calling `fn`; calls already
  * retrying give up with a `RetryError` whose reason is `'circuit-open'`. After `breakMs` it lets `halfOpenProbes`
  * calls through: a probe's success closes it, its failure opens it again. It counts each attempt's outcome (not a
  * whole `retry()` call), and only failures that the policy's `isTransient` calls transient (a 404 is not the
@@ -439,7 +452,7 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
  * @example
  * ```ts
  * import { createCircuitBreaker, retry } from 'herdless';
- * const breaker = createCircuitBreaker({ consecutiveFailures: 5, breakMs: 5_000 });
+ * const breaker = createCircuitBreaker(); // opens when 90% of 10 s of attempts (10 at least) failed, for 5 s
  * const user = await retry(() => api.getUser(id), { breaker });
  * ```
  *

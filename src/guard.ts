@@ -28,7 +28,14 @@ export type Settle = typeof SUCCESS | typeof FAILURE | typeof RELEASE | typeof S
  * `START` and `FAILURE` may also throw a broken clock's or `random`'s error; `SUCCESS` and `RELEASE` never throw.
  */
 export interface Pass {
-  settle(event: Settle, failure?: unknown): StopReason | undefined;
+  /**
+   * @param failure - With `START` of a retry: the failure it follows (the cause of a broken clock's error).
+   * @param attemptMs - With `SUCCESS` and `FAILURE`: how long the attempt took, in ms; `Infinity` when its timeout (or the deadline)
+   *   abandoned it. What a budget reads to tell a dependency that answers fast from one that queues.
+   * @param allowedMs - With `SUCCESS` and `FAILURE`: the time the attempt was allowed (its `attemptTimeoutMs`, or what was left of the
+   *   deadline), `Infinity` for no limit.
+   */
+  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | undefined;
 }
 
 /**

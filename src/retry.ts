@@ -169,6 +169,8 @@ async function loop<T>(
   // it. Written out rather than shared with the simulator's copy: a helper costs { retry } 15 B gzipped.
   const pass = ((p.breaker ?? p.budget) as Guard | undefined)?.open(p.budget as Guard | undefined);
   let end: Settle = RELEASE;
+  let successMs = 0;
+  let successAllowedMs = Infinity;
 
   try {
     for (; ; attempt++) {
@@ -176,6 +178,7 @@ async function loop<T>(
       let context: Attempt | undefined;
       let outcome: unknown = failure;
       let failed = handed; // the first attempt, made and failed in retry()
+      let fromMs = startedMs; // when the attempt itself started (after the breaker let it through)
       if (handed) handed = false;
       else {
         // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
@@ -188,7 +191,7 @@ async function loop<T>(
         context = new Attempt(attempt, startedMs, watch);
         if (watch !== undefined) watch.current = context;
         // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
-        const fromMs = guarded && pass !== undefined ? now() - start : startedMs;
+        if (guarded && pass !== undefined) fromMs = now() - start;
         try {
           outcome = await (guarded
             ? guard(Math.min(attemptTimeoutMs, timeoutMs - fromMs), watch, p.unref, fn, context, start + fromMs)
@@ -224,6 +227,11 @@ async function loop<T>(
           last = outcome; // a success: returned after the loop, once the breaker has counted it
           lastFailed = false;
           end = SUCCESS;
+          if (pass !== undefined) {
+            // How fast it answered, of the time it had: a budget reads a slow success as the dependency queueing.
+            successMs = now() - start - fromMs;
+            successAllowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
+          }
           break;
         }
       }
@@ -257,7 +265,11 @@ async function loop<T>(
         // A transient error, a retried result, or an attempt its timeout or the deadline abandoned counts against the
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
         // which says nothing of it (the finally releases it, as for a permanent error or an abort).
-        if (timedOut || !byDeadline) reason = pass?.settle(FAILURE);
+        // With how long the attempt took of the time it had: what tells a budget the dependency is queueing.
+        if (timedOut || !byDeadline) {
+          const allowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
+          reason = pass?.settle(FAILURE, undefined, timedOut ? Infinity : elapsedMs - fromMs, allowedMs);
+        }
         if (!byDeadline) {
           retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
           decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
@@ -305,7 +317,7 @@ async function loop<T>(
     watch?.release();
     // A success is counted; an attempt that ended saying nothing of the dependency is released; a retry the budget paid
     // for that never started (the call stopped, an abort, the deadline, onRetry, the breaker) is refunded.
-    pass?.settle(end);
+    pass?.settle(end, undefined, successMs, successAllowedMs);
   }
 
   // An abort from inside a hook that ran after the last check (retryAfter, random, a budget's or breaker's clock or

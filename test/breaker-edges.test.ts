@@ -34,14 +34,23 @@ describe('createCircuitBreaker', () => {
     expect(random).not.toHaveBeenCalled();
   });
 
-  it('without a failureRatio it keeps no window: an outcome in the closed state reads no clock', () => {
-    const now = vi.fn(() => 0);
-    const breaker = createCircuitBreaker({ consecutiveFailures: 3, now });
-    const permit = admitted(breaker);
-    now.mockClear();
-    permit.recordSuccess();
-    admitted(breaker).recordFailure();
-    expect(now).not.toHaveBeenCalled();
+  it('by default it opens on the failure ratio (90% of 10 s, 10 calls at least), never on failures in a row', () => {
+    let t = 0;
+    const breaker = createCircuitBreaker({ now: () => t });
+    // A dependency failing half its requests (the partial failure): 1,000 outcomes, runs of 5+ in a row included.
+    for (let i = 0; i < 1_000; i++) {
+      t += 10;
+      const permit = admitted(breaker);
+      if (i % 8 < 4 || i % 3 === 0) permit.recordFailure();
+      else permit.recordSuccess();
+    }
+    expect(breaker.state).toBe('closed');
+    // Down: 9 failures of 10 opens it, with 10 counted at least.
+    const fresh = createCircuitBreaker({ now: () => t });
+    for (let i = 0; i < 9; i++) admitted(fresh).recordFailure();
+    expect(fresh.state).toBe('closed'); // 9 calls: fewer than minimumCalls
+    admitted(fresh).recordFailure();
+    expect(fresh.state).toBe('open');
   });
 
   it('each admission gets a permit of its own: reporting through one says nothing through another', () => {

@@ -720,7 +720,7 @@ describe('createCircuitBreaker: onStateChange that throws', () => {
 
 describe('createCircuitBreaker: bad options name themselves', () => {
   it.each([
-    [{ consecutiveFailures: 0 }, RangeError, /consecutiveFailures must be an integer >= 1, got 0/],
+    [{ consecutiveFailures: 0 }, RangeError, /consecutiveFailures must be an integer >= 1 or Infinity \(off\), got 0/],
     [{ consecutiveFailures: 1.5 }, RangeError, /consecutiveFailures .* got 1.5/],
     [{ failureRatio: 0 }, RangeError, /failureRatio must be a number in \(0, 1\], got 0/],
     [{ failureRatio: 1.1 }, RangeError, /failureRatio .* got 1.1/],

@@ -13,8 +13,9 @@ const transient = () => Object.assign(new Error('busy'), { status: 503 });
 
 describe('createRetryBudget: the rule', () => {
   it('starts with the reserve, minPerSecond x windowMs / 1000, and grows by ratio per first attempt', () => {
-    expect(createRetryBudget().available()).toBe(100); // 10 a second over 10 s
-    const budget = createRetryBudget({ ratio: 0.25, minPerSecond: 0 });
+    expect(createRetryBudget().available()).toBe(Infinity); // no volume cap by default
+    expect(createRetryBudget({ minimumCalls: Infinity, ratio: 0.1, minPerSecond: 10 }).available()).toBe(100); // 10 a second over 10 s
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0.25, minPerSecond: 0 });
     expect(budget.available()).toBe(0);
     expect(budget.tryWithdraw()).toBe(false);
     for (let i = 0; i < 7; i++) budget.deposit();
@@ -26,7 +27,7 @@ describe('createRetryBudget: the rule', () => {
   });
 
   it('the minimum rate lets a quiet client retry with no first attempts at all, and refills as the window slides', () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 2, windowMs: 1_000 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 2, windowMs: 1_000 });
     expect([budget.tryWithdraw(), budget.tryWithdraw(), budget.tryWithdraw()].map(Boolean)).toEqual([
       true,
       true,
@@ -39,7 +40,7 @@ describe('createRetryBudget: the rule', () => {
   });
 
   it('deposits and retries leave the window windowMs later, a bucket (windowMs / 10) at a time', () => {
-    const budget = createRetryBudget({ ratio: 0.5, minPerSecond: 0, windowMs: 10_000 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0.5, minPerSecond: 0, windowMs: 10_000 });
     for (let i = 0; i < 10; i++) budget.deposit();
     fake.clock.tick(5_000);
     for (let i = 0; i < 4; i++) budget.deposit();
@@ -59,7 +60,7 @@ describe('createRetryBudget: the rule', () => {
 
   it('takes time from an injected clock, and sets no timers', () => {
     let now = 0;
-    const budget = createRetryBudget({ ratio: 1, minPerSecond: 0, windowMs: 100, now: () => now });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 1, minPerSecond: 0, windowMs: 100, now: () => now });
     budget.deposit();
     expect(budget.available()).toBe(1);
     fake.clock.tick(1_000); // the real (fake) clock does not matter
@@ -101,7 +102,7 @@ describe('createRetryBudget: the rule', () => {
     const script = `
       const { createRetryBudget } = await import(${JSON.stringify(join(root, 'src', 'budget.ts'))});
       let now = 0;
-      const budget = createRetryBudget({ now: () => now });
+      const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0.1, minPerSecond: 10, now: () => now });
       const traffic = (n) => {
         for (let i = 0; i < n; i++) {
           now += 86.4; // a day in all
@@ -142,7 +143,7 @@ describe('createRetryBudget: the rule', () => {
 
 describe('retry() with a budget', () => {
   it('gives up at once with reason budget when a retry is refused, with its errors so far', async () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 0 });
     const error = transient();
     const fn = vi.fn(() => Promise.reject(error));
     const run = settle(retry(fn, { budget, maxAttempts: 5 }));
@@ -156,7 +157,7 @@ describe('retry() with a budget', () => {
   });
 
   it('refuses a retry mid-call, after spending what it held', async () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0.2, windowMs: 10_000 }); // holds 2 retries
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 0.2, windowMs: 10_000 }); // holds 2 retries
     const fn = vi.fn(() => Promise.reject(transient()));
     const run = settle(retry(fn, { budget, maxAttempts: 10, random: () => 0.5 }));
     await fake.clock.runAllAsync();
@@ -165,16 +166,16 @@ describe('retry() with a budget', () => {
   });
 
   it('never refuses a first attempt, and only retries spend', async () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 0 });
     for (let i = 0; i < 5; i++) await expect(retry(() => i, { budget })).resolves.toBe(i);
     expect(budget.available()).toBe(0);
-    const spending = createRetryBudget({ ratio: 0.5, minPerSecond: 0 });
+    const spending = createRetryBudget({ minimumCalls: Infinity, ratio: 0.5, minPerSecond: 0 });
     for (let i = 0; i < 4; i++) await retry(() => i, { budget: spending });
     expect(spending.available()).toBe(2); // successes deposit and spend nothing
   });
 
   it('1,000 concurrent calls on one budget never overspend', async () => {
-    const budget = createRetryBudget({ ratio: 0.1, minPerSecond: 0 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0.1, minPerSecond: 0 });
     let calls = 0;
     const fn = () => {
       calls++;
@@ -195,7 +196,7 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
   const failing = () => vi.fn(() => Promise.reject(transient()));
 
   it('an abort during the sleep gives the retry back', async () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 }); // a reserve of 10
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1 }); // a reserve of 10
     const controller = new AbortController();
     const fn = failing();
     const run = settle(
@@ -212,7 +213,7 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
   });
 
   it('so does an onRetry that throws, and a breaker that opened during the sleep', async () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1 });
     const thrown = settle(
       retry(failing(), {
         budget,
@@ -235,7 +236,7 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
   });
 
   it('so does a retry the deadline cancels before it starts (an onRetry still running at the deadline)', async () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1 });
     const fn = failing();
     const run = settle(
       retry(fn, {
@@ -255,7 +256,7 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
   });
 
   it('a retry that starts stays spent', async () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1 });
     const fn = failing();
     const run = settle(retry(fn, { budget, maxAttempts: 3, baseMs: 10 }));
     await fake.clock.runAllAsync();
@@ -265,9 +266,9 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
   });
 
   it("the call's own reasons to stop come first, and a retry it does not make costs nothing", async () => {
-    const empty = createRetryBudget({ ratio: 0, minPerSecond: 0 });
+    const empty = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 0 });
     await expect(retry(failing(), { budget: empty, maxAttempts: 1 })).rejects.toMatchObject({ reason: 'attempts' });
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 }); // a reserve of 10
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1 }); // a reserve of 10
     await expect(retry(failing(), { budget, maxAttempts: 1 })).rejects.toMatchObject({ reason: 'attempts' });
     await expect(retry(failing(), { budget, retryAfter: () => 120_000 })).rejects.toMatchObject({
       reason: 'retry-after',
@@ -279,7 +280,7 @@ describe('retry() with a budget: a retry that never starts does not spend', () =
   });
 
   it('a permit given back after its withdrawal left the window gives nothing back', () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 10_000 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1, windowMs: 10_000 });
     const permit = budget.tryWithdraw() as RetryPermit;
     expect(budget.available()).toBe(9);
     fake.clock.tick(10_000); // the withdrawal leaves the window: the budget is whole again
@@ -298,7 +299,7 @@ describe('the simulator gives a refused retry back, as retry() does', () => {
   it('a retry the breaker refuses after the budget paid for it is refunded', async () => {
     const { ClientRetries } = await import('../src/simulate/retries');
     const { createPolicy } = await import('../src/index');
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1 });
     const breaker = createCircuitBreaker({ consecutiveFailures: 2 });
     const clients = new ClientRetries(2, createPolicy({ budget, breaker, random: () => 0.5 }));
     expect(clients.start(0)).toBe(true);
@@ -314,7 +315,7 @@ describe('the simulator gives a refused retry back, as retry() does', () => {
 
 describe('createRetryBudget: a permit gives back once', () => {
   it('released twice, it gives back the one retry it paid for', () => {
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 0.1, windowMs: 10_000, now: () => 0 }); // reserve 1
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 0.1, windowMs: 10_000, now: () => 0 }); // reserve 1
     const permit = budget.tryWithdraw() as RetryPermit;
     expect(budget.available()).toBe(0);
     permit.release();
@@ -327,7 +328,7 @@ describe('createRetryBudget: a permit gives back once', () => {
   it('property: however often each permit is released, the budget never holds more than it started with', () => {
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 3 }), { maxLength: 20 }), (releases) => {
-        const budget = createRetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 10_000, now: () => 0 }); // 10
+        const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1, windowMs: 10_000, now: () => 0 }); // 10
         const permits = releases.map(() => budget.tryWithdraw());
         releases.forEach((times, i) => {
           const permit = permits[i];
@@ -348,7 +349,7 @@ describe('createRetryBudget: its clock is checked where used', () => {
     [undefined, TypeError, /^herdless: now\(\) must be a number \(a finite number\), got undefined$/],
   ])('now() returning %s: an error naming it', (bad, Kind, message) => {
     let t: unknown = 0;
-    const budget = createRetryBudget({ now: () => t as number });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0.1, minPerSecond: 10, now: () => t as number });
     budget.deposit();
     t = bad; // before: NaN froze the window silently, Infinity corrupted it
     expect(() => budget.deposit()).toThrow(Kind);
@@ -373,7 +374,7 @@ describe('createRetryBudget: its clock is checked where used', () => {
 
   it('a clock that goes back reads as no time passed', () => {
     let t = 20_000;
-    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 10_000, now: () => t });
+    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1, windowMs: 10_000, now: () => t });
     budget.tryWithdraw();
     t = 0; // back 20 s: the withdrawal stays in the window
     expect(budget.available()).toBe(9);
@@ -386,7 +387,12 @@ describe('createRetryBudget: its clock is checked where used', () => {
 
 describe('createRetryBudget: bad options name themselves', () => {
   it.each([
-    [{ ratio: -0.1 }, RangeError, /ratio must be a finite number >= 0, got -0.1/],
+    [{ ratio: -0.1 }, RangeError, /ratio must be a number >= 0 or Infinity \(no cap\), got -0.1/],
+    [{ slowMs: 0 }, RangeError, /slowMs must be a finite number > 0, got 0/],
+    [{ failureRatio: 0 }, RangeError, /failureRatio must be a number in \(0, 1\], got 0/],
+    [{ failureRatio: 1.5 }, RangeError, /failureRatio must be a number in \(0, 1\], got 1.5/],
+    [{ failureWindowMs: -1 }, RangeError, /failureWindowMs must be a finite number > 0, got -1/],
+    [{ minimumCalls: 2.5 }, RangeError, /minimumCalls must be an integer >= 1 or Infinity \(off\), got 2.5/],
     [{ ratio: '0.1' }, TypeError, /ratio must be a number/],
     [{ minPerSecond: Number.NaN }, RangeError, /minPerSecond .* got NaN/],
     [{ windowMs: 0 }, RangeError, /windowMs must be a finite number > 0, got 0/],
@@ -395,7 +401,7 @@ describe('createRetryBudget: bad options name themselves', () => {
     [
       { ratioo: 0.1 },
       TypeError,
-      /unknown retry budget option 'ratioo'; did you mean ratio\? \(known: ratio, minPerSecond, windowMs, now\)/,
+      /unknown retry budget option 'ratioo'; did you mean ratio\? \(known: slowMs, failureRatio, failureWindowMs, minimumCalls, ratio, minPerSecond, windowMs, now\)/,
     ],
     [{ minPerSecnd: 1 }, TypeError, /unknown retry budget option 'minPerSecnd'; did you mean minPerSecond\?/],
     [{ windowMS: 1 }, TypeError, /option 'windowMS'; did you mean windowMs\?/],

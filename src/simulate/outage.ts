@@ -30,6 +30,11 @@ export interface OutageOptions {
    * the outage with none. Default 0: no Retry-After at all.
    */
   readonly retryAfterMs?: number;
+  /**
+   * Client instances (processes, pods) the clients are split over, evenly: each has its own budget and breaker
+   * (fresh objects on the simulation's clock), as each process of a fleet creates its own. Default 1.
+   */
+  readonly instances?: number;
   /** Strategies to compare. Default: all of {@link STRATEGIES}. */
   readonly strategies?: readonly Strategy[];
   /** The seed: the same seed gives the same result, byte for byte. Default 1. */
@@ -110,8 +115,13 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
     maxAttempts: options.maxAttempts ?? 10,
     timeoutMs: options.timeoutMs ?? Infinity,
     retryAfterMs: options.retryAfterMs ?? 0,
+    instances: options.instances ?? 1,
     seed: options.seed ?? 1,
   };
+  if (!(Number.isInteger(settings.instances) && settings.instances >= 1)) {
+    throw new RangeError(`herdless: instances must be an integer >= 1, got ${String(settings.instances)}`);
+  }
+
   const strategies = (options.strategies ?? (Object.keys(STRATEGIES) as Strategy[])).map(resolveStrategy);
   const results = strategies.map((strategy, i) => {
     const figures = runOutage(settings, strategy);
@@ -124,15 +134,19 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
 function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): OutageFigures {
   const rng = createRng(s.seed);
   const event = { time: 0, client: 0, kind: 0 };
-  const policy = createPolicy({
-    ...protectedPolicy(strategy, () => event.time),
-    maxAttempts: s.maxAttempts,
-    timeoutMs: s.timeoutMs,
-    random: rng.next,
-  });
+  const clock = () => event.time;
+  const policies = Array.from({ length: Math.min(s.instances, s.clients) || 1 }, () =>
+    createPolicy({
+      maxAttempts: s.maxAttempts,
+      timeoutMs: s.timeoutMs,
+      ...protectedPolicy(strategy, clock),
+      random: rng.next,
+    }),
+  );
   const n = s.clients;
-  const retries = new ClientRetries(n, policy, strategy.retryAfter);
+  const retries = new ClientRetries(n, policies, strategy.retryAfter);
   const firstSend = new Float64Array(n);
+  const sentAt = new Float64Array(n);
   const latencies = new Float64Array(n);
   const server = new OutageServer(s.outageMs, s.capacity, s.capacityWindowMs, s.retryAfterMs);
   const queue = new EventQueue();
@@ -150,8 +164,10 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
   while (queue.pop(event)) {
     const { time, client } = event;
     if (event.kind === SEND) {
-      if (retries.start(client)) queue.push(time + hop(), client, ARRIVE);
-      else {
+      if (retries.start(client)) {
+        sentAt[client] = time;
+        queue.push(time + hop(), client, ARRIVE);
+      } else {
         gaveUp++; // the circuit breaker refused it: CircuitOpenError, or a RetryError 'circuit-open'
         lastFinishMs = Math.max(lastFinishMs, time);
       }
@@ -159,12 +175,12 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
       const kind = server.arrive(time) ? SUCCEEDED : server.retryAfter(time) === undefined ? FAILED : HINTED;
       queue.push(time + hop(), client, kind);
     } else if (event.kind === SUCCEEDED) {
-      retries.succeeded(client);
+      retries.succeeded(client, time - (sentAt[client] as number));
       latencies[succeeded++] = time - (firstSend[client] as number);
       lastFinishMs = Math.max(lastFinishMs, time);
     } else {
       const hint = event.kind === HINTED ? s.retryAfterMs : undefined;
-      const d = retries.failed(client, time - (firstSend[client] as number), hint);
+      const d = retries.failed(client, time - (firstSend[client] as number), hint, time - (sentAt[client] as number));
       if (!d.retry) {
         gaveUp++;
         lastFinishMs = Math.max(lastFinishMs, time);

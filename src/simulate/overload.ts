@@ -23,6 +23,17 @@ export interface OverloadOptions {
   readonly slowdownCapacity?: number;
   /** Answer every request with a fast 503 during the slowdown instead (an outage). Default false. */
   readonly outage?: boolean;
+  /**
+   * During the slowdown, each request the server serves fails with this probability (a 503 once served: it took its
+   * turn and its service time, and its client hears at once). Default 0. The partial-failure scenario is this with
+   * no slowdown ({@link simulatePartial}).
+   */
+  readonly failureRate?: number;
+  /**
+   * Client instances (processes, pods) the demand is split over, evenly at random: each has its own budget and
+   * breaker (fresh objects on the simulation's clock), as each process of a fleet creates its own. Default 1.
+   */
+  readonly instances?: number;
   /** How long the run goes on after the slowdown, in ms. Default 60,000. */
   readonly afterMs?: number;
   /**
@@ -57,6 +68,8 @@ export interface OverloadFigures {
   readonly amplification: number;
   /** The share of logical requests that succeeded. */
   readonly goodput: number;
+  /** The share of the logical requests begun during the slowdown (or outage, or partial failure) that succeeded. */
+  readonly goodputDuring: number;
   /**
    * From the end of the slowdown until goodput (the share of the requests begun in each second that succeed) is
    * back to 95% for 5 s in a row, in ms; null when it never is within the run.
@@ -76,7 +89,7 @@ export interface OverloadFigures {
 
 /** What {@link simulateOverload} returns. */
 export interface OverloadResult {
-  readonly scenario: 'overload';
+  readonly scenario: 'overload' | 'partial';
   readonly settings: Required<Omit<OverloadOptions, 'strategies' | 'onProgress'>>;
   readonly results: readonly OverloadFigures[];
 }
@@ -121,6 +134,8 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
     slowdownMs: options.slowdownMs ?? 4_000,
     slowdownCapacity: options.slowdownCapacity ?? 0.1,
     outage: options.outage ?? false,
+    failureRate: options.failureRate ?? 0,
+    instances: options.instances ?? 1,
     afterMs: options.afterMs ?? 60_000,
     queueLimitMs: options.queueLimitMs ?? Infinity,
     hopMeanMs: options.hopMeanMs ?? 5,
@@ -128,6 +143,7 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
     windowMs: options.windowMs ?? 1_000,
     seed: options.seed ?? 1,
   };
+  checkOverload(settings);
   const strategies = (options.strategies ?? OVERLOAD_STRATEGIES).map(resolveStrategy);
   const results = strategies.map((strategy, i) => {
     const figures = runOverload(settings, strategy);
@@ -135,6 +151,56 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
     return figures;
   });
   return { scenario: 'overload', settings, results };
+}
+
+/** The partial-failure scenario's settings; every field is optional. */
+export interface PartialOptions
+  extends Omit<OverloadOptions, 'slowdownMs' | 'slowdownCapacity' | 'outage' | 'failureRate'> {
+  /** Each request the server serves fails with this probability (a fast 503) during the failure. Default 0.5. */
+  readonly failureRate?: number;
+  /** How long the partial failure lasts, in ms. Default 30,000. */
+  readonly durationMs?: number;
+}
+
+/** The partial-failure scenario's default strategies. */
+export const PARTIAL_STRATEGIES = ['no-retries', 'plain', 'full+budget', 'full+breaker', 'recommended'] as const;
+
+/**
+ * A dependency that fails part of what it serves while it still has room: steady Poisson traffic at `load` of a FIFO
+ * server's capacity (default 0.8), and for `durationMs` (default 30 s) each request the server serves fails with
+ * probability `failureRate` (default 0.5: a fast 503, after its turn in the queue), then `afterMs` more. The common
+ * case of trouble (a bad host among many, a failing shard), where refusing work is the outage: choose it to see
+ * whether a protection keeps what retrying is for, and whether plain retries tip a loaded server into overload.
+ * Otherwise as {@link simulateOverload}.
+ *
+ * @example
+ * ```ts
+ * import { simulatePartial } from 'herdless/simulate';
+ * for (const r of simulatePartial({ load: 0.5 }).results) console.log(r.strategy, r.goodputDuring);
+ * ```
+ */
+export function simulatePartial(options: PartialOptions = {}): OverloadResult {
+  const { durationMs, failureRate, strategies, onProgress, ...rest } = options;
+  const result = simulateOverload({
+    ...rest,
+    slowdownMs: durationMs ?? 30_000,
+    slowdownCapacity: 1,
+    failureRate: failureRate ?? 0.5,
+    strategies: strategies ?? PARTIAL_STRATEGIES,
+    ...(onProgress ? { onProgress } : {}),
+  });
+  return { ...result, scenario: 'partial' };
+}
+
+/** Settings that would not run to an answer: a RangeError naming the setting. */
+function checkOverload(s: OverloadResult['settings']): void {
+  const bad = (name: string, wants: string, value: unknown) => {
+    throw new RangeError(`herdless: ${name} must be ${wants}, got ${String(value)}`);
+  };
+  if (!(s.capacity > 0 && Number.isFinite(s.capacity))) bad('capacity', 'a finite number > 0', s.capacity);
+  if (!(s.load > 0 && Number.isFinite(s.load))) bad('load', 'a finite number > 0', s.load);
+  if (!(s.failureRate >= 0 && s.failureRate <= 1)) bad('failureRate', 'a number in [0, 1]', s.failureRate);
+  if (!(Number.isInteger(s.instances) && s.instances >= 1)) bad('instances', 'an integer >= 1', s.instances);
 }
 
 function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy): OverloadFigures {
@@ -151,12 +217,15 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
   }
   const n = starts.length;
   const event = { time: 0, client: 0, kind: 0 };
-  const policy = createPolicy({
-    ...protectedPolicy(strategy, () => event.time),
-    maxAttempts: s.maxAttempts,
-    random: rng.next,
-  });
-  const retries = new ClientRetries(n, policy);
+  const clock = () => event.time;
+  const policies = Array.from({ length: s.instances }, () =>
+    createPolicy({ maxAttempts: s.maxAttempts, ...protectedPolicy(strategy, clock), random: rng.next }),
+  );
+  // Each request goes to an instance at random (its own stream, so that one instance draws as before).
+  const pick = createRng(s.seed ^ 0x5bd1e995);
+  const instance = new Uint32Array(n);
+  if (s.instances > 1) for (let c = 0; c < n; c++) instance[c] = Math.floor(pick.next() * s.instances);
+  const retries = new ClientRetries(n, policies, undefined, s.instances > 1 ? instance : undefined);
   const sentAt = new Float64Array(n);
   const latencies = new Float64Array(n);
   const started = new Uint8Array(n);
@@ -175,6 +244,9 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
   let budgetStops = 0;
   let wasted = 0;
   const secondOf = (client: number) => Math.floor(((starts[client] as number) - slowTo) / 1_000);
+  const during = (client: number) => (starts[client] as number) >= slowFrom && (starts[client] as number) < slowTo;
+  let begunDuring = 0;
+  let goodDuring = 0;
 
   if (n > 0) queue.push(starts[0] as number, 0, SEND);
   while (queue.pop(event)) {
@@ -185,6 +257,7 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
         if (client + 1 < n) queue.push(starts[client + 1] as number, client + 1, SEND);
         const second = secondOf(client);
         if (second >= 0 && second < seconds) demand[second] = (demand[second] as number) + 1;
+        if (during(client)) begunDuring++;
       }
       if (!retries.start(client)) {
         if (sentAt[client] === 0) refused++; // never sent: a CircuitOpenError
@@ -207,18 +280,29 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
         begin + (begin >= slowFrom && begin < slowTo && !s.outage ? serviceMs / s.slowdownCapacity : serviceMs);
       const answered = busyUntil + hop();
       const deadline = (sentAt[client] as number) + s.attemptTimeoutMs;
-      if (answered <= deadline) queue.push(answered, client, OK);
+      // A partial failure: the server served it, and it failed (a 503 after its turn).
+      const failedServing = s.failureRate > 0 && begin >= slowFrom && begin < slowTo && rng.next() < s.failureRate;
+      if (answered <= deadline) queue.push(answered, client, failedServing ? FAIL : OK);
       else {
         wasted++; // served all the same, after its client gave up on it
         queue.push(deadline, client, FAIL);
       }
     } else if (kind === OK) {
-      retries.succeeded(client);
+      retries.succeeded(client, time - (sentAt[client] as number), s.attemptTimeoutMs);
       latencies[succeeded++] = time - (starts[client] as number);
       const second = secondOf(client);
       if (second >= 0 && second < seconds) good[second] = (good[second] as number) + 1;
+      if (during(client)) goodDuring++;
     } else {
-      const d = retries.failed(client, time - (starts[client] as number));
+      // An attempt its timeout abandoned took "forever" as far as its client knows.
+      const attemptMs = time - (sentAt[client] as number);
+      const d = retries.failed(
+        client,
+        time - (starts[client] as number),
+        undefined,
+        attemptMs >= s.attemptTimeoutMs ? Infinity : attemptMs,
+        s.attemptTimeoutMs,
+      );
       if (d.retry) queue.push(time + d.delayMs, client, SEND);
       else if (d.reason === 'budget') budgetStops++;
     }
@@ -241,6 +325,7 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
     retries: requests - n + refused,
     amplification: offered / ((s.capacity * (endMs - slowFrom)) / 1_000),
     goodput: n === 0 ? 1 : succeeded / n,
+    goodputDuring: begunDuring === 0 ? 1 : goodDuring / begunDuring,
     recoveryMs,
     p99Ms: percentile(latencies.subarray(0, succeeded).sort(), 0.99),
     refused,

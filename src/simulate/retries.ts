@@ -18,7 +18,12 @@ export type RetryAfterRule = 'spread' | 'floor-plus-backoff';
  * policy's circuit breaker and retry budget as `retry()` does, so the simulator cannot drift from the library.
  */
 export class ClientRetries {
+  /** The backoff (every instance's is the same); its guards are the first instance's. */
   readonly #policy: RetryPolicy<never>;
+  /** One policy per client instance: the same backoff, each with its own budget and breaker. */
+  readonly #policies: readonly RetryPolicy<never>[];
+  /** Each client's instance; undefined: client `c` is of instance `c % policies.length`. */
+  readonly #instance: Uint32Array | undefined;
   readonly #rule: RetryAfterRule;
   readonly #failed: Uint32Array;
   /** The last backoff per client; NaN for none yet. */
@@ -26,8 +31,23 @@ export class ClientRetries {
   /** Each client's pass through the policy's breaker and budget (see `Pass`), while its call goes on. */
   readonly #passes: (Pass | undefined)[];
 
-  constructor(clients: number, policy: RetryPolicy<never>, rule: RetryAfterRule = 'spread') {
-    this.#policy = policy;
+  /**
+   * @param clients - How many clients (calls) there are.
+   * @param policy - The policy, or one per client instance (each with its own budget and breaker, as each process of a
+   *   fleet creates its own): client `c` is then of instance `c % policies.length`.
+   * @param rule - How a server's Retry-After combines with the backoff.
+   * @param instance - Each client's instance (an index into the policies), instead of `c % policies.length`.
+   */
+  constructor(
+    clients: number,
+    policy: RetryPolicy<never> | readonly RetryPolicy<never>[],
+    rule: RetryAfterRule = 'spread',
+    instance?: Uint32Array,
+  ) {
+    this.#instance = instance;
+    this.#policies = Array.isArray(policy) ? policy : [policy as RetryPolicy<never>];
+    if (this.#policies.length === 0) throw new RangeError('herdless: ClientRetries needs at least one policy');
+    this.#policy = this.#policies[0] as RetryPolicy<never>;
     this.#rule = rule;
     this.#failed = new Uint32Array(clients);
     this.#previous = new Float64Array(clients).fill(Number.NaN);
@@ -40,11 +60,13 @@ export class ClientRetries {
    * retry, its `'circuit-open'` stop, which gives back what the retry spent of the budget, as `retry()` does.
    */
   start(client: number): boolean {
-    const { breaker, budget } = this.#policy as { breaker?: Guard; budget?: Guard };
+    const at = this.#instance === undefined ? client % this.#policies.length : (this.#instance[client] as number);
+    const policy = this.#policies[at] as RetryPolicy<never>;
+    const { breaker, budget } = policy as { breaker?: Guard; budget?: Guard };
     if (this.#failed[client] === 0) this.#passes[client] = (breaker ?? budget)?.open(budget); // as retry() opens it
     const pass = this.#passes[client];
     // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
-    let refused = this.#policy.breaker?.state === 'open';
+    let refused = policy.breaker?.state === 'open';
     if (!refused) {
       try {
         refused = pass?.settle(START) !== undefined;
@@ -57,9 +79,13 @@ export class ClientRetries {
     return !refused;
   }
 
-  /** An admitted attempt succeeded: reported to the breaker. */
-  succeeded(client: number): void {
-    this.#end(client, SUCCESS);
+  /**
+   * An admitted attempt succeeded, having taken `attemptMs` of the `allowedMs` it had: reported to the breaker and the
+   * budget.
+   */
+  succeeded(client: number, attemptMs = 0, allowedMs = Infinity): void {
+    this.#passes[client]?.settle(SUCCESS, undefined, attemptMs, allowedMs);
+    this.#passes[client] = undefined;
   }
 
   /** The client's call ends: its pass settled as `retry()` settles it on its way out. */
@@ -70,11 +96,12 @@ export class ClientRetries {
 
   /**
    * A client's attempt failed (transiently), `elapsedMs` after its first, the server asking for `retryAfterMs` (or
-   * not): reported to the breaker, then what herdless decides, remembered for next time; as in `retry()`, the call's
-   * own reasons to stop come first, then the breaker's or the budget's refusal.
+   * not), the attempt having taken `attemptMs` of the `allowedMs` it had (`Infinity`: its timeout abandoned it):
+   * reported to the breaker and the budget as `retry()` reports it, then what herdless decides, remembered for next
+   * time; as in `retry()`, the call's own reasons to stop come first, then the breaker's or the budget's refusal.
    */
-  failed(client: number, elapsedMs: number, retryAfterMs?: number): Decision {
-    const refusal = this.#passes[client]?.settle(FAILURE);
+  failed(client: number, elapsedMs: number, retryAfterMs?: number, attemptMs = 0, allowedMs = Infinity): Decision {
+    const refusal = this.#passes[client]?.settle(FAILURE, undefined, attemptMs, allowedMs);
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;

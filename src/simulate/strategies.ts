@@ -20,6 +20,23 @@ export const STRATEGIES = {
   decorrelated: { jitter: 'decorrelated' },
 } as const satisfies Record<string, RetryOptions>;
 
+/**
+ * The matrix's references and the recommended setup, by name:
+ * - `no-retries`: `maxAttempts: 1`, what a client that never retries sends (the safety reference);
+ * - `plain`: full jitter with no protection (the benefit reference);
+ * - `recommended`: exactly the setup the README recommends for a dependency: full jitter, an attempt timeout (the
+ *   scenario's), and a `createRetryBudget()` and a `createCircuitBreaker()` with the library's defaults, one of each
+ *   per instance.
+ */
+export const PRESETS = {
+  'no-retries': { name: 'no-retries', policy: { maxAttempts: 1 }, budget: false, breaker: false },
+  plain: { name: 'plain', policy: { jitter: 'full' }, budget: false, breaker: false },
+  recommended: { name: 'recommended', policy: { jitter: 'full' }, budget: true, breaker: true },
+} as const satisfies Record<string, ResolvedStrategy>;
+
+/** A preset's name: `no-retries`, `plain` or `recommended`. */
+export type PresetName = keyof typeof PRESETS;
+
 /** A built-in strategy's name. */
 export type StrategyName = keyof typeof STRATEGIES;
 
@@ -34,6 +51,7 @@ export type Protection = '+budget' | '+breaker' | '+budget+breaker' | '+breaker+
  * only the outage scenario's `retryAfterMs` makes a difference to it.
  */
 export type Strategy =
+  | PresetName
   | StrategyName
   | `${StrategyName}${Protection}`
   | {
@@ -56,12 +74,13 @@ export interface ResolvedStrategy {
 /** The name, backoff options and protections of a strategy. */
 export function resolveStrategy(strategy: Strategy): ResolvedStrategy {
   if (typeof strategy !== 'string') return { budget: false, breaker: false, ...strategy };
+  if (Object.hasOwn(PRESETS, strategy)) return PRESETS[strategy as PresetName];
   const [base = '', ...extras] = strategy.split('+');
   const policy = (STRATEGIES as Record<string, RetryOptions>)[base];
   const known = extras.every((e, i) => (e === 'budget' || e === 'breaker') && extras.indexOf(e) === i);
   if (!policy || !known) {
     throw new RangeError(
-      `herdless: unknown strategy '${strategy}' (known: ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker)`,
+      `herdless: unknown strategy '${strategy}' (known: ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker; or ${Object.keys(PRESETS).join(', ')})`,
     );
   }
   return { name: strategy, policy, budget: extras.includes('budget'), breaker: extras.includes('breaker') };
