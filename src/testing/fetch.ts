@@ -12,7 +12,9 @@ export function directFetch(exchange: Exchange, origin: string) {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!url.startsWith(origin) || new URL(url).origin !== origin)
       throw new TypeError(`herdless/testing: the herd's fetch reaches only ${origin}, not ${url}`);
-    const answer = await exchange.send(init?.signal ?? (typeof input === 'object' && 'signal' in input ? input.signal : undefined));
+    const answer = await exchange.send(
+      init?.signal ?? (typeof input === 'object' && 'signal' in input ? input.signal : undefined),
+    );
     if (answer.kind === 'reset') throw new TypeError('fetch failed', { cause: resetError() });
     return toResponse(answer);
   };
