@@ -124,7 +124,7 @@ export interface CircuitPermit {
  * }
  * ```
  */
-export interface CircuitBreaker {
+export interface CircuitBreaker extends Guard {
   /** `'closed'` (calls go through), `'open'` (refused) or `'half-open'` (`halfOpenProbes` calls let through). */
   readonly state: CircuitState;
   /**

@@ -60,7 +60,7 @@ export interface RetryBudgetOptions {
  * A retry budget shared by every call that passes it (`retry(fn, { budget })`). First attempts deposit, retries
  * withdraw. Safe to share by any number of concurrent calls: each check-and-spend is one synchronous step.
  */
-export interface RetryBudget {
+export interface RetryBudget extends Guard {
   /** Records a first attempt (never refused). `retry()` calls it before each call's first attempt. */
   deposit(): void;
   /**

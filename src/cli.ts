@@ -10,13 +10,20 @@ import { audit, usageMessage } from './audit';
 import {
   contentionTable,
   formatMs,
+  MATRIX_STRATEGIES,
+  matrixSvg,
+  matrixTable,
   OVERLOAD_STRATEGIES,
+  type OverloadResult,
   outageTable,
   overloadTable,
+  PRESETS,
   resolveStrategy,
   simulateContention,
+  simulateMatrix,
   simulateOutage,
   simulateOverload,
+  simulatePartial,
   svgChart,
   terminalChart,
 } from './simulate/index';
@@ -36,18 +43,27 @@ Simulates many clients retrying against one server, on virtual time, and compare
 Durations take a unit: ms or s (250ms, 4s, 1.5s). Each flag is given once.
 
 Flags:
-  --scenario outage|contention|overload
+  --scenario outage|contention|overload|partial|matrix
                                 outage (default): clients fail together through an outage, then meet a capacity
                                 contention: the optimistic-concurrency model of AWS's "Exponential Backoff And Jitter"
                                 overload: steady traffic at 80% of a FIFO server's capacity, a 4 s slowdown to 10%,
                                 then 60 s: does the service recover, or do retries hold it in overload?
+                                partial: the same traffic; for 30 s the server fails half of what it serves with a
+                                fast 503 while it still has room: do retries keep what they are for?
+                                matrix: every strategy in every kind of trouble (overloads, an outage, partial
+                                failures of 2%, 20%, 50% at load 0.5 and 0.8) at 1 to 10,000 instances
   --clients N                   outage: clients (default 1000); contention: a list, e.g. 10,50,100 (default 10..100)
-  --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker
+  --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker,
+                                or no-retries (maxAttempts 1), plain (full jitter) and recommended (full jitter with
+                                the README's budget and breaker, the library's defaults)
                                 (default: outage and contention, all without; overload, ${OVERLOAD_STRATEGIES.join(', ')}):
                                 immediate retries at once; fixed waits 500 ms between attempts; none is exponential
                                 backoff without jitter (100 ms doubling to 10 s); full, equal and decorrelated are
                                 herdless's jitters (the defaults, base 100 ms, cap 10 s); +budget shares one
-                                createRetryBudget() and +breaker one createCircuitBreaker() (defaults) among the clients
+                                createRetryBudget() and +breaker one createCircuitBreaker() (defaults) per instance
+  --instances N                 outage, overload, partial: client instances (processes) the clients or the demand
+                                are split over, each with its own budget and breaker (default 1); matrix: a list
+                                (default 1,10,100,1000,10000)
   --seed N                      the same seed gives the same output (default 1)
   --json                        print the result as JSON
 
@@ -67,11 +83,20 @@ Outage only:
                                 also runs, starred (full*), under the old rule: the server's wait plus the
                                 attempt's backoff (a simulator-only reference; herdless spreads over the wait)
 
-Overload only:
+Overload and partial:
   --queue-limit none|1s         none (default): an unbounded queue; a duration (1s): the server sheds work beyond it
                                 with a fast 503
-  --slowdown 4s                 how long the server runs at 10% of its capacity (default 4s)
   --load 0.8                    the demand as a share of capacity (default 0.8)
+
+Overload only:
+  --slowdown 4s                 how long the server runs at 10% of its capacity (default 4s)
+
+Partial only:
+  --failure-rate 0.5            the share of served requests that fail (default 0.5)
+  --duration 30s                how long the partial failure lasts (default 30s)
+
+Matrix: --instances (a list), --strategies (default ${MATRIX_STRATEGIES.join(', ')}; it needs no-retries and
+plain, the references every cell is judged against), --seed, --json, --svg (a heat map).
 
 Contention only (the post's base 5 ms and cap 2 s):
   --runs N                      runs averaged per point (default 100)
@@ -87,18 +112,21 @@ could be checked, 3 an internal error, 4 as here; see herdless audit --help.
 /** The scenarios each scenario-specific flag belongs to; any other flag applies to all. */
 const SCENARIO_OF_FLAG: Readonly<Record<string, readonly string[]>> = {
   outage: ['outage', 'overload'],
-  capacity: ['outage', 'overload'],
-  'max-attempts': ['outage', 'overload'],
-  budget: ['outage', 'overload'],
-  breaker: ['outage', 'overload'],
-  svg: ['outage', 'overload'],
+  capacity: ['outage', 'overload', 'partial'],
+  'max-attempts': ['outage', 'overload', 'partial'],
+  budget: ['outage', 'overload', 'partial'],
+  breaker: ['outage', 'overload', 'partial'],
+  svg: ['outage', 'overload', 'partial', 'matrix'],
   timeout: ['outage'],
   'retry-after': ['outage'],
   runs: ['contention'],
-  'queue-limit': ['overload'],
+  'queue-limit': ['overload', 'partial'],
   clients: ['outage', 'contention'],
   slowdown: ['overload'],
-  load: ['overload'],
+  load: ['overload', 'partial'],
+  instances: ['outage', 'overload', 'partial', 'matrix'],
+  'failure-rate': ['partial'],
+  duration: ['partial'],
 };
 
 /** The version in the package.json one directory up: the same from `dist/cli.js` and from `src/cli.ts`. */
@@ -258,6 +286,9 @@ const OPTIONS = {
   slowdown: { type: 'string' },
   load: { type: 'string' },
   'retry-after': { type: 'string' },
+  instances: { type: 'string' },
+  'failure-rate': { type: 'string' },
+  duration: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -268,7 +299,7 @@ type ValueFlag = {
 
 /** What each flag that takes a value wants, for the error when it has none. */
 const WANTS: Readonly<Record<ValueFlag, string>> = {
-  scenario: 'outage, contention or overload',
+  scenario: 'outage, contention, overload, partial or matrix',
   clients: 'a positive integer (contention: a list, e.g. 10,50,100)',
   outage: 'a duration like 4s or 250ms',
   capacity: 'requests per window, like 100/100ms',
@@ -282,6 +313,9 @@ const WANTS: Readonly<Record<ValueFlag, string>> = {
   slowdown: 'a duration like 4s',
   load: 'a share of capacity above 0, like 0.8',
   'retry-after': 'a duration like 2s',
+  instances: 'a positive integer (matrix: a list, e.g. 1,100,10000)',
+  'failure-rate': 'a share from 0 to 1, like 0.5',
+  duration: 'a duration like 30s',
 };
 
 /**
@@ -328,29 +362,37 @@ function run(args: readonly string[], io: Io): number {
     );
   }
   const scenario = values.scenario ?? 'outage';
-  if (scenario !== 'outage' && scenario !== 'contention' && scenario !== 'overload') {
-    throw new UsageError(`--scenario must be outage, contention or overload, got '${scenario}'`);
+  if (!SCENARIOS.includes(scenario)) {
+    throw new UsageError(`--scenario must be outage, contention, overload, partial or matrix, got '${scenario}'`);
   }
   for (const [flag, only] of Object.entries(SCENARIO_OF_FLAG)) {
     if (values[flag as keyof typeof values] !== undefined && !only.includes(scenario)) {
-      throw new UsageError(
-        `--${flag} is for the ${only.join(' and ')} scenario${only.length > 1 ? 's' : ''} only, not ${scenario}`,
-      );
+      const names = only.length > 1 ? `${only.slice(0, -1).join(', ')} and ${only.at(-1)}` : only[0];
+      throw new UsageError(`--${flag} is for the ${names} scenario${only.length > 1 ? 's' : ''} only, not ${scenario}`);
     }
   }
   const extras = `${values.budget ? '+budget' : ''}${values.breaker ? '+breaker' : ''}`;
   const given = values.strategies?.split(',').map((s) => s.trim());
   const strategies = (
-    given ?? (extras === '' ? undefined : scenario === 'overload' ? ['fixed', 'none', 'full'] : Object.keys(STRATEGIES))
-  )?.map((s) => withExtras(s, extras));
+    given ??
+    (extras === ''
+      ? undefined
+      : scenario === 'overload' || scenario === 'partial'
+        ? ['fixed', 'none', 'full']
+        : Object.keys(STRATEGIES))
+  )?.map((s) => (Object.hasOwn(PRESETS, s) ? s : withExtras(s, extras)));
   for (const s of strategies ?? []) {
     try {
       resolveStrategy(s as Strategy);
     } catch {
       throw new UsageError(
-        `--strategies takes ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker; got '${s}'`,
+        `--strategies takes ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker, or ${Object.keys(PRESETS).join(', ')}; got '${s}'`,
       );
     }
+  }
+  if (strategies !== undefined && new Set(strategies).size < strategies.length) {
+    const twice = strategies.find((s, i) => strategies.indexOf(s) !== i);
+    throw new UsageError(`--strategies names '${twice}' twice: give each once`);
   }
   const seed = positiveInteger('seed', values.seed, 1);
   const now = io.now ?? (() => Date.now());
@@ -388,9 +430,11 @@ function run(args: readonly string[], io: Io): number {
     return 0;
   }
 
-  if (scenario === 'overload') {
-    return runOverload(values, strategies as Strategy[] | undefined, seed, io, progress, endProgress);
+  if (scenario === 'overload' || scenario === 'partial') {
+    return runOverload(scenario, values, strategies as Strategy[] | undefined, seed, io, progress, endProgress);
   }
+  if (scenario === 'matrix')
+    return runMatrix(values, strategies as Strategy[] | undefined, seed, io, progress, endProgress);
 
   const clients = positiveInteger('clients', values.clients, 1_000, MAX_CLIENTS);
   const outageMs = values.outage === undefined ? 4_000 : parseDuration('outage', values.outage);
@@ -404,7 +448,9 @@ function run(args: readonly string[], io: Io): number {
   if (hint !== undefined && retryAfterMs <= 0)
     throw new UsageError(`--retry-after must be longer than 0, got '${hint}'`);
   const names = (strategies ?? Object.keys(STRATEGIES)) as StrategyName[];
+  const instances = positiveInteger('instances', values.instances, 1, MAX_INSTANCES);
   const result = simulateOutage({
+    instances,
     clients,
     outageMs,
     capacity,
@@ -442,7 +488,7 @@ function run(args: readonly string[], io: Io): number {
         `* the old rule, for comparison: that wait plus the attempt's backoff\n`
       : '';
   io.out(
-    `outage: ${clients} clients fail for ${outageMs / 1_000} s, then the server serves ${capacity} per ${windowMs} ms\n` +
+    `outage: ${clients} clients${fleet(instances)} fail for ${outageMs / 1_000} s, then the server serves ${capacity} per ${windowMs} ms\n` +
       told +
       `each client: max ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'}${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
   );
@@ -458,8 +504,9 @@ function withExtras(strategy: string, extras: string): string {
   return out;
 }
 
-/** `herdless simulate --scenario overload`. */
+/** `herdless simulate --scenario overload` and `--scenario partial`. */
 function runOverload(
+  scenario: 'overload' | 'partial',
   values: Record<string, string | boolean | undefined>,
   strategies: Strategy[] | undefined,
   seed: number,
@@ -482,29 +529,41 @@ function runOverload(
   if (!/^\d+(?:\.\d+)?$/.test(loadText) || !(Number(loadText) > 0)) {
     throw new UsageError(`--load must be a share of capacity above 0, like 0.8, got '${loadText}'`);
   }
-  const result = simulateOverload({
+  const common = {
     capacity: perSecond,
     load: Number(loadText),
-    slowdownMs,
-    outage: outage !== undefined,
     queueLimitMs,
     maxAttempts: positiveInteger('max-attempts', text('max-attempts'), 3),
+    instances: positiveInteger('instances', text('instances'), 1, MAX_INSTANCES),
     seed,
     ...(strategies ? { strategies } : {}),
     onProgress: progress,
-  });
+  };
+  let result: OverloadResult;
+  if (scenario === 'partial') {
+    const rate = text('failure-rate') ?? '0.5';
+    if (!/^\d+(?:\.\d+)?$/.test(rate) || !(Number(rate) <= 1)) {
+      throw new UsageError(`--failure-rate must be a share from 0 to 1, like 0.5, got '${rate}'`);
+    }
+    const durationMs = parseDuration('duration', text('duration') ?? '30s');
+    if (!(durationMs > 0)) throw new UsageError(`--duration must be longer than 0, got '${text('duration')}'`);
+    result = simulatePartial({ ...common, failureRate: Number(rate), durationMs });
+  } else result = simulateOverload({ ...common, slowdownMs, outage: outage !== undefined });
   endProgress();
   const s = result.settings;
   const series = result.results.map((r) => ({ name: r.strategy, load: r.load }));
-  const blip = s.outage
-    ? `${s.slowdownMs / 1_000} s of 503s`
-    : `a ${s.slowdownMs / 1_000} s slowdown to ${s.slowdownCapacity * 100}%`;
+  const blip =
+    s.failureRate > 0
+      ? `${s.slowdownMs / 1_000} s of ${+(s.failureRate * 100).toFixed(2)}% of what it serves failing (fast 503s)`
+      : s.outage
+        ? `${s.slowdownMs / 1_000} s of 503s`
+        : `a ${s.slowdownMs / 1_000} s slowdown to ${s.slowdownCapacity * 100}%`;
   const chart = {
     windowMs: s.windowMs,
     capacity: (s.capacity * s.windowMs) / 1_000,
     outageFromMs: s.warmupMs,
     outageMs: s.warmupMs + s.slowdownMs,
-    outageLabel: s.outage ? 'outage' : 'slowdown',
+    outageLabel: s.failureRate > 0 ? 'failure' : s.outage ? 'outage' : 'slowdown',
     viewMs: s.warmupMs + s.slowdownMs + s.afterMs,
   };
   if (values.svg !== undefined) {
@@ -513,7 +572,7 @@ function runOverload(
       values.svg as string,
       svgChart(series, {
         ...chart,
-        title: `Overload: ${s.load * 100}% of ${s.capacity}/s, ${blip}, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}`,
+        title: `${scenario === 'partial' ? 'Partial failure' : 'Overload'}: ${s.load * 100}% of ${s.capacity}/s${fleet(s.instances)}, ${blip}, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}`,
       }),
     );
   }
@@ -522,13 +581,59 @@ function runOverload(
     return 0;
   }
   io.out(
-    `overload: demand ${s.load * 100}% of ${s.capacity}/s (FIFO, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}), ${blip} after ${s.warmupMs / 1_000} s, then ${s.afterMs / 1_000} s\n` +
+    `${scenario}: demand ${s.load * 100}% of ${s.capacity}/s${fleet(s.instances)} (FIFO, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}), ${blip} after ${s.warmupMs / 1_000} s, then ${s.afterMs / 1_000} s\n` +
       `each request: attempt timeout ${formatMs(s.attemptTimeoutMs)}, max ${s.maxAttempts} attempt${s.maxAttempts === 1 ? '' : 's'}; seed ${seed}\n\n`,
   );
   io.out(`${overloadTable(result.results)}\n\n${terminalChart(series, chart)}\n`);
   if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);
   return 0;
 }
+
+/** `herdless simulate --scenario matrix`. */
+function runMatrix(
+  values: Record<string, string | boolean | undefined>,
+  strategies: Strategy[] | undefined,
+  seed: number,
+  io: Io,
+  progress: (done: number, total: number) => void,
+  endProgress: () => void,
+): number {
+  const list = values.instances as string | undefined;
+  const instances = list?.split(',').map((n) => positiveInteger('instances', n.trim(), 0, MAX_INSTANCES));
+  const names = strategies ?? [...MATRIX_STRATEGIES];
+  for (const reference of ['no-retries', 'plain']) {
+    if (!names.includes(reference as Strategy)) {
+      throw new UsageError(`--strategies for the matrix must include ${reference}: every cell is judged against it`);
+    }
+  }
+  const result = simulateMatrix({
+    ...(instances ? { instances } : {}),
+    strategies: names,
+    seed,
+    onProgress: progress,
+  });
+  endProgress();
+  if (values.svg !== undefined) writeOutput(io, values.svg as string, matrixSvg(result));
+  if (values.json) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+  io.out(
+    `matrix: each kind of trouble at each fleet size (the demand split over the instances, each with its own budget\n` +
+      `and breaker); capacity 1000/s, attempt timeout 1 s, 3 attempts; seed ${seed}\n\n`,
+  );
+  io.out(`${matrixTable(result)}\n`);
+  if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);
+  return 0;
+}
+
+/** ", over N instances" for a fleet, nothing for one. */
+const fleet = (instances: number) => (instances > 1 ? ` over ${instances} instances` : '');
+
+/** Each instance holds its own budget and breaker (about a kilobyte): a million would take a gigabyte. */
+const MAX_INSTANCES = 100_000;
+
+const SCENARIOS: readonly string[] = ['outage', 'contention', 'overload', 'partial', 'matrix'];
 
 /** The process the command runs in, as {@link start} uses it; a test passes its own. */
 export interface Std {

@@ -39,10 +39,28 @@ export interface Pass {
 }
 
 /**
- * What bounds retry volume, behind one interface: a retry budget and a circuit breaker each implement it, so that
+ * What `retry()` needs of a `budget` or a `breaker`: a retry budget and a circuit breaker each implement it, so that
  * their logic lives in their own modules, bundled only when `createRetryBudget` or `createCircuitBreaker` is imported.
  * `next` is the guard that stands behind this one (a breaker's: the policy's budget, asked only when the breaker lets
- * the attempt through).
+ * the attempt through). `retry()` opens one {@link Pass} per call and settles it through the call.
+ *
+ * To wrap a budget or a breaker (to count what it refuses, say), delegate `open` to the real one and wrap the pass it
+ * returns; the other methods delegate as they are:
+ *
+ * @example
+ * ```ts
+ * const real = createRetryBudget();
+ * let refused = 0;
+ * const counted: RetryBudget = {
+ *   deposit: () => real.deposit(),
+ *   tryWithdraw: () => real.tryWithdraw(),
+ *   available: () => real.available(),
+ *   open(next) {
+ *     const pass = real.open(next);
+ *     return { settle: (...args) => { const stop = pass.settle(...args); if (stop) refused++; return stop; } };
+ *   },
+ * };
+ * ```
  */
 export interface Guard {
   open(next?: Guard): Pass;

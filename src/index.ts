@@ -12,6 +12,7 @@ export { createRetryBudget, type RetryBudget, type RetryBudgetOptions, type Retr
 export { getStatus, isNetworkError, isTransient, isTransientStatus } from './classify';
 export { type Backoff, type BackoffOptions, computeDelay, type Jitter } from './delay';
 export { permanent, RetryError, type RetryErrorInit, type StopReason } from './errors';
+export type { Guard, Pass, Settle } from './guard';
 export { type Fetch, type RetryingFetchOptions, retryingFetch } from './http/fetch';
 export {
   createPolicy,

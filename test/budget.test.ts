@@ -60,7 +60,13 @@ describe('createRetryBudget: the rule', () => {
 
   it('takes time from an injected clock, and sets no timers', () => {
     let now = 0;
-    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 1, minPerSecond: 0, windowMs: 100, now: () => now });
+    const budget = createRetryBudget({
+      minimumCalls: Infinity,
+      ratio: 1,
+      minPerSecond: 0,
+      windowMs: 100,
+      now: () => now,
+    });
     budget.deposit();
     expect(budget.available()).toBe(1);
     fake.clock.tick(1_000); // the real (fake) clock does not matter
@@ -315,7 +321,13 @@ describe('the simulator gives a refused retry back, as retry() does', () => {
 
 describe('createRetryBudget: a permit gives back once', () => {
   it('released twice, it gives back the one retry it paid for', () => {
-    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 0.1, windowMs: 10_000, now: () => 0 }); // reserve 1
+    const budget = createRetryBudget({
+      minimumCalls: Infinity,
+      ratio: 0,
+      minPerSecond: 0.1,
+      windowMs: 10_000,
+      now: () => 0,
+    }); // reserve 1
     const permit = budget.tryWithdraw() as RetryPermit;
     expect(budget.available()).toBe(0);
     permit.release();
@@ -328,7 +340,13 @@ describe('createRetryBudget: a permit gives back once', () => {
   it('property: however often each permit is released, the budget never holds more than it started with', () => {
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 3 }), { maxLength: 20 }), (releases) => {
-        const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1, windowMs: 10_000, now: () => 0 }); // 10
+        const budget = createRetryBudget({
+          minimumCalls: Infinity,
+          ratio: 0,
+          minPerSecond: 1,
+          windowMs: 10_000,
+          now: () => 0,
+        }); // 10
         const permits = releases.map(() => budget.tryWithdraw());
         releases.forEach((times, i) => {
           const permit = permits[i];
@@ -374,7 +392,13 @@ describe('createRetryBudget: its clock is checked where used', () => {
 
   it('a clock that goes back reads as no time passed', () => {
     let t = 20_000;
-    const budget = createRetryBudget({ minimumCalls: Infinity, ratio: 0, minPerSecond: 1, windowMs: 10_000, now: () => t });
+    const budget = createRetryBudget({
+      minimumCalls: Infinity,
+      ratio: 0,
+      minPerSecond: 1,
+      windowMs: 10_000,
+      now: () => t,
+    });
     budget.tryWithdraw();
     t = 0; // back 20 s: the withdrawal stays in the window
     expect(budget.available()).toBe(9);

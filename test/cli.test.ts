@@ -185,15 +185,18 @@ describe('herdless simulate', () => {
     [['simulate', '--capacity', '10/0ms'], "--capacity needs a window longer than 0, got '10/0ms'"],
     [
       ['simulate', '--strategies', 'full,wild'],
-      "--strategies takes immediate, fixed, none, full, equal, decorrelated, each optionally with +budget and/or +breaker; got 'wild'",
+      "--strategies takes immediate, fixed, none, full, equal, decorrelated, each optionally with +budget and/or +breaker, or no-retries, plain, recommended; got 'wild'",
     ],
-    [['simulate', '--scenario', 'storm'], "--scenario must be outage, contention or overload, got 'storm'"],
+    [
+      ['simulate', '--scenario', 'storm'],
+      "--scenario must be outage, contention, overload, partial or matrix, got 'storm'",
+    ],
     [['simulate', '--strategies', 'full+budget+budget'], "got 'full+budget+budget'"],
     [
       ['simulate', '--scenario', 'overload', '--timeout', '1s'],
       '--timeout is for the outage scenario only, not overload',
     ],
-    [['simulate', '--queue-limit', '1s'], '--queue-limit is for the overload scenario only, not outage'],
+    [['simulate', '--queue-limit', '1s'], '--queue-limit is for the overload and partial scenarios only, not outage'],
     [['simulate', '--scenario', 'overload', '--queue-limit', '1'], '--queue-limit must be a duration like 4s or 250ms'],
     [
       ['simulate', '--scenario', 'overload', '--load', 'lots'],
@@ -203,15 +206,18 @@ describe('herdless simulate', () => {
       ['simulate', '--scenario', 'overload', '--outage', '2s', '--slowdown', '2s'],
       '--outage and --slowdown are two kinds',
     ],
-    [['simulate', '--scenario', 'contention', '--budget'], '--budget is for the outage and overload scenarios only'],
+    [
+      ['simulate', '--scenario', 'contention', '--budget'],
+      '--budget is for the outage, overload and partial scenarios only',
+    ],
     [
       ['simulate', '--scenario', 'contention', '--svg', 'x.svg'],
-      '--svg is for the outage and overload scenarios only, not contention',
+      '--svg is for the outage, overload, partial and matrix scenarios only, not contention',
     ],
     [['simulate', '--runs', '5'], '--runs is for the contention scenario only, not outage'],
     [
       ['simulate', '--scenario', 'contention', '--max-attempts', '3'],
-      '--max-attempts is for the outage and overload scenarios only, not contention',
+      '--max-attempts is for the outage, overload and partial scenarios only, not contention',
     ],
     [['simulate', '--scenario', 'contention', '--timeout', '1s'], '--timeout is for the outage scenario only'],
     [
@@ -220,7 +226,7 @@ describe('herdless simulate', () => {
     ],
     [
       ['simulate', '--scenario', 'contention', '--capacity', '5/1s'],
-      '--capacity is for the outage and overload scenarios only',
+      '--capacity is for the outage, overload and partial scenarios only',
     ],
     [
       ['simulate', '--outage', '4'],
@@ -236,6 +242,26 @@ describe('herdless simulate', () => {
     [['simulate', '--retry-after', '0ms'], "--retry-after must be longer than 0, got '0ms'"],
     [['simulate', '--scenario', 'contention', '--retry-after', '2s'], '--retry-after is for the outage scenario only'],
     [['simulate', '--bogus'], 'herdless: unknown flag --bogus (see herdless --help)\n'],
+    [['simulate', '--failure-rate', '0.5'], '--failure-rate is for the partial scenario only, not outage'],
+    [['simulate', '--scenario', 'overload', '--duration', '5s'], '--duration is for the partial scenario only'],
+    [['simulate', '--scenario', 'contention', '--instances', '5'], '--instances is for the outage, overload, partial'],
+    [['simulate', '--scenario', 'partial', '--failure-rate', '1.5'], '--failure-rate must be a share from 0 to 1'],
+    [['simulate', '--scenario', 'partial', '--failure-rate', '-1'], '--failure-rate must be a share from 0 to 1'],
+    [['simulate', '--scenario', 'partial', '--duration', '0s'], "--duration must be longer than 0, got '0s'"],
+    [['simulate', '--scenario', 'partial', '--duration', '30'], '--duration must be a duration like 4s or 250ms'],
+    [['simulate', '--instances', '0'], "--instances must be a positive integer, got '0'"],
+    [['simulate', '--instances', '100001'], "--instances must be at most 100000, got '100001'"],
+    [['simulate', '--scenario', 'matrix', '--instances', '1,x'], "--instances must be a positive integer, got 'x'"],
+    [
+      ['simulate', '--scenario', 'matrix', '--strategies', 'plain,full'],
+      '--strategies for the matrix must include no-retries',
+    ],
+    [['simulate', '--scenario', 'matrix', '--strategies', 'no-retries,full'], 'must include plain'],
+    [['simulate', '--strategies', 'full,full'], "--strategies names 'full' twice: give each once"],
+    [
+      ['simulate', '--scenario', 'matrix', '--budget'],
+      '--budget is for the outage, overload and partial scenarios only',
+    ],
     [
       ['simulate', '--scenario', 'overload', '--clients', '10'],
       '--clients is for the outage and contention scenarios only',
@@ -251,7 +277,10 @@ describe('herdless simulate', () => {
       ['simulate', '--outage', '--clients', '5'],
       'herdless: --outage needs a value before --clients: a duration like 4s or 250ms (see herdless --help)\n',
     ],
-    [['simulate', '--scenario', '--json'], '--scenario needs a value before --json: outage, contention or overload'],
+    [
+      ['simulate', '--scenario', '--json'],
+      '--scenario needs a value before --json: outage, contention, overload, partial or matrix',
+    ],
     [['simulate', '--clients'], '--clients needs a value: a positive integer (contention: a list, e.g. 10,50,100)'],
     [['simulate', '--json=yes'], "--json takes no value, got '--json=yes'"],
     // New-user review: a flag given twice silently took the last value
@@ -276,7 +305,7 @@ describe('herdless simulate', () => {
 
   it('every flag the help lists with a value, given without one, says what value it wants', () => {
     const flags = [...USAGE.matchAll(/^ {2}(?:-\w, )?--([\w-]+) \S/gm)].map((m) => m[1] as string);
-    expect(flags).toHaveLength(14); // of the 19: --json, --budget, --breaker, --help and --version take none
+    expect(flags).toHaveLength(17); // of the 22: --json, --budget, --breaker, --help and --version take none
     for (const flag of flags) {
       const { code, err } = run('simulate', `--${flag}`);
       expect(code, flag).toBe(2);
@@ -573,7 +602,7 @@ describe('the figures in docs/ and the README are what the code prints', () => {
       expect(code).toBe(0);
       expect(out).toBe(`${read(`docs/${name}.txt`)}\nwrote docs/${name}.svg\n`);
       expect(files.get(`docs/${name}.svg`)).toBe(read(`docs/${name}.svg`));
-      expect(readme).toContain(read(`docs/${name}.txt`));
+      expect(read('docs/protection.md')).toContain(read(`docs/${name}.txt`));
     }
   }, 60_000); // two full default runs: well under 5 s each alone, slower on a loaded machine
 

@@ -156,3 +156,25 @@ describe('public types', () => {
     expectTypeOf(policy.retryAfter).toEqualTypeOf<(errorOrValue: unknown) => number | undefined>();
   });
 });
+
+describe('a budget or breaker of your own is what retry() needs: a Guard', () => {
+  it('an object with only the counting methods is not a RetryBudget (retry() would refuse it at run time)', () => {
+    const real = createRetryBudget();
+    // @ts-expect-error open() is missing: retry() could not drive it
+    const _bare: RetryBudget = { deposit: () => {}, tryWithdraw: () => false, available: () => 0 };
+    const wrapped: RetryBudget = {
+      deposit: () => real.deposit(),
+      tryWithdraw: () => real.tryWithdraw(),
+      available: () => real.available(),
+      open: (next) => real.open(next),
+    };
+    expectTypeOf(wrapped).toMatchTypeOf<NonNullable<RetryOptions['budget']>>();
+    const breaker = createCircuitBreaker();
+    const mine: CircuitBreaker = {
+      admit: () => breaker.admit(),
+      state: breaker.state,
+      open: (next) => breaker.open(next),
+    };
+    expectTypeOf(mine).toMatchTypeOf<NonNullable<RetryOptions['breaker']>>();
+  });
+});

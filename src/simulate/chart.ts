@@ -85,7 +85,8 @@ export function formatMs(ms: number): string {
 }
 
 const COLORS = ['#d62728', '#ff7f0e', '#8c564b', '#1f77b4', '#2ca02c', '#9467bd', '#e377c2', '#17becf'];
-const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Text made safe for SVG/XML content. */
+export const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * A self-contained SVG chart as small multiples: one panel per series, stacked, on shared axes (the same time span

@@ -1,6 +1,21 @@
 export { type ChartOptions, formatMs, type LoadSeries, svgChart, terminalChart } from './chart';
 export { type ContentionOptions, type ContentionPoint, type ContentionResult, simulateContention } from './contention';
 export {
+  MATRIX_STRATEGIES,
+  MATRIX_TROUBLES,
+  type MatrixCell,
+  type MatrixFigures,
+  type MatrixOptions,
+  type MatrixResult,
+  type MatrixTrouble,
+  type MatrixVerdict,
+  matrixSvg,
+  matrixTable,
+  matrixVerdicts,
+  simulateMatrix,
+  troubleName,
+} from './matrix';
+export {
   type OutageCounts,
   type OutageFigures,
   type OutageOptions,
@@ -14,12 +29,17 @@ export {
   type OverloadFigures,
   type OverloadOptions,
   type OverloadResult,
+  PARTIAL_STRATEGIES,
+  type PartialOptions,
   simulateOverload,
+  simulatePartial,
 } from './overload';
 export { contentionTable, outageTable, overloadTable, table } from './report';
 export type { RetryAfterRule } from './retries';
 export { OutageServer } from './server';
 export {
+  PRESETS,
+  type PresetName,
   type Protection,
   type ResolvedStrategy,
   resolveStrategy,

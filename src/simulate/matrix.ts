@@ -1,4 +1,6 @@
+import { xml } from './chart';
 import { type OverloadFigures, type OverloadOptions, simulateOverload, simulatePartial } from './overload';
+import { table } from './report';
 import type { Strategy } from './strategies';
 
 /** One kind of trouble in the matrix: a row of it. */
@@ -175,4 +177,100 @@ export function matrixVerdicts(result: MatrixResult): MatrixVerdict[] {
     }
   }
   return out;
+}
+
+/** A cell's trouble in a few characters: `overload`, `overload 1s`, `outage`, `partial 20% @0.5`. */
+export function troubleName(t: MatrixTrouble): string {
+  if (t.scenario === 'partial') return `partial ${+(t.failureRate * 100).toFixed(2)}% @${t.load}`;
+  if (t.scenario === 'overload') return t.queueLimit === null ? 'overload' : `overload ${t.queueLimit / 1_000}s`;
+  return 'outage';
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}`;
+const secs = (ms: number | null) => (ms === null ? 'never' : `${Math.round(ms / 1_000)}s`);
+
+/**
+ * The matrix as a compact terminal table: a row per kind of trouble and fleet size; for each strategy, goodput during
+ * the trouble (%) and recovery (s). The last column says whether `recommended` (when compared) met every goal there:
+ * `ok`, or which it missed (safe, benefit, quiet).
+ */
+export function matrixTable(result: MatrixResult): string {
+  const strategies = result.cells[0]?.results.map((r) => r.strategy) ?? [];
+  const verdicts = strategies.includes('recommended')
+    ? matrixVerdicts(result).filter((v) => v.strategy === 'recommended')
+    : [];
+  const rows: string[][] = [['trouble', 'inst.', ...strategies, ...(verdicts.length ? ['goals'] : [])]];
+  result.cells.forEach((cell, i) => {
+    const v = verdicts[i];
+    const missed = v ? [!v.safe && 'safe', v.beneficial === false && 'benefit', v.quiet === false && 'quiet'] : [];
+    const goals = missed.filter(Boolean).join(',') || 'ok';
+    rows.push([
+      troubleName(cell),
+      String(cell.instances),
+      ...cell.results.map((r) => `${pct(r.goodputDuring)}% ${secs(r.recoveryMs)}`),
+      ...(v ? [goals] : []),
+    ]);
+  });
+  return `goodput during the trouble, and recovery after it, per strategy\n${table(rows)}`;
+}
+
+/**
+ * The matrix as a self-contained SVG heat map: a row per kind of trouble, a column per fleet size and strategy, each
+ * cell coloured by its goodput during the trouble against the better of the two references there (`no-retries` and
+ * `plain`): green at or above it, through yellow, to red 30 points or more below; its figure written in it.
+ */
+export function matrixSvg(result: MatrixResult): string {
+  const troubles = [...new Map(result.cells.map((c) => [troubleName(c), c])).keys()];
+  const fleets = [...new Set(result.cells.map((c) => c.instances))];
+  const strategies = result.cells[0]?.results.map((r) => r.strategy) ?? [];
+  const [cw, ch, left, top] = [44, 22, 130, 86];
+  const groupW = strategies.length * cw + 12;
+  const W = left + fleets.length * groupW + 20;
+  const H = top + troubles.length * ch + 60;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${W}" height="${H}" fill="#fff"/>`,
+    `<text x="10" y="20" font-size="15" font-weight="bold">Goodput during the trouble, by strategy and fleet size (seed ${result.seed})</text>`,
+    `<text x="10" y="38" fill="#555">colour: against the better of no-retries and plain in the cell (green: as good or better; red: 30 points or more below)</text>`,
+  ];
+  fleets.forEach((n, g) => {
+    const x0 = left + g * groupW;
+    out.push(
+      `<text x="${x0 + (strategies.length * cw) / 2}" y="${top - 30}" text-anchor="middle" font-weight="bold">${n} instance${n === 1 ? '' : 's'}</text>`,
+    );
+    strategies.forEach((s, k) => {
+      const x = x0 + k * cw + cw / 2;
+      out.push(
+        `<text x="${x}" y="${top - 8}" text-anchor="end" transform="rotate(-35 ${x} ${top - 8})" font-size="9">${xml(s)}</text>`,
+      );
+    });
+  });
+  troubles.forEach((name, row) => {
+    const y = top + row * ch;
+    out.push(`<text x="${left - 8}" y="${y + 15}" text-anchor="end">${xml(name)}</text>`);
+    fleets.forEach((n, g) => {
+      const cell = result.cells.find((c) => troubleName(c) === name && c.instances === n);
+      if (!cell) return;
+      const best = Math.max(
+        ...cell.results
+          .filter((r) => r.strategy === 'no-retries' || r.strategy === 'plain')
+          .map((r) => r.goodputDuring),
+      );
+      cell.results.forEach((r, k) => {
+        const x = left + g * groupW + k * cw;
+        const fill = shade(Number.isFinite(best) ? r.goodputDuring - best : 0);
+        out.push(`<rect x="${x}" y="${y}" width="${cw - 2}" height="${ch - 2}" fill="${fill}"/>`);
+        out.push(`<text x="${x + cw / 2 - 1}" y="${y + 15}" text-anchor="middle">${pct(r.goodputDuring)}</text>`);
+      });
+    });
+  });
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+/** Green at 0 or above, yellow at -15 points, red at -30 or below. */
+function shade(delta: number): string {
+  const t = Math.max(0, Math.min(1, -delta / 0.3));
+  const [r, g] = t < 0.5 ? [Math.round(120 + 270 * t), 200] : [235, Math.round(200 - 260 * (t - 0.5))];
+  return `rgb(${r},${g},110)`;
 }

@@ -1,0 +1,229 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createCircuitBreaker, createRetryBudget, type RetryBudget, type RetryError, retry } from '../src/index';
+import { settle, useFakeClock } from './helpers';
+
+const fake = useFakeClock();
+
+const transient = () => Object.assign(new Error('busy'), { status: 503 });
+
+/** fn that fails (a 503) after `ms` on the fake clock, `fails` times, then succeeds. */
+function failingAfter(ms: number, fails = Infinity) {
+  let calls = 0;
+  const fn = () =>
+    new Promise<string>((resolve, reject) => {
+      const n = ++calls;
+      setTimeout(() => (n <= fails ? reject(transient()) : resolve('ok')), ms);
+    });
+  return { fn, calls: () => calls };
+}
+
+describe('createRetryBudget: a slow failure gets no retry', () => {
+  it('a failure that took half the attempt timeout or more is not retried; a faster one is', async () => {
+    const budget = createRetryBudget();
+    const slow = failingAfter(500);
+    const run = settle(retry(slow.fn, { budget, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(run.result.status).toBe('rejected');
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(slow.calls()).toBe(1);
+
+    const fast = failingAfter(499, 2);
+    const ok = settle(retry(fast.fn, { budget, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(fast.calls()).toBe(3);
+  });
+
+  it('an attempt its timeout abandoned is not retried', async () => {
+    const budget = createRetryBudget();
+    let calls = 0;
+    const hang = () => {
+      calls++;
+      return new Promise<never>(() => {});
+    };
+    const run = settle(retry(hang, { budget, attemptTimeoutMs: 200, maxAttempts: 5 }));
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect((run.result.reason as RetryError).errors[0]).toMatchObject({ name: 'TimeoutError' });
+    expect(calls).toBe(1);
+  });
+
+  it('without an attempt timeout, the time left of the deadline is what the attempt was allowed', async () => {
+    const budget = createRetryBudget();
+    const slow = failingAfter(600); // 600 of the 1,000 ms left: slow
+    const run = settle(retry(slow.fn, { budget, timeoutMs: 1_000, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    // With neither, a failure is never slow by its time (nothing says how long it may take).
+    const unbounded = failingAfter(60_000, 1);
+    const ok = settle(retry(unbounded.fn, { budget, maxAttempts: 2 }));
+    await fake.clock.runAllAsync();
+    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('slowMs sets the threshold, never above half the time allowed', async () => {
+    const budget = createRetryBudget({ slowMs: 100 });
+    const run = settle(retry(failingAfter(100).fn, { budget, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    const capped = createRetryBudget({ slowMs: 10_000 });
+    const late = settle(retry(failingAfter(500).fn, { budget: capped, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((late.result.reason as RetryError).reason).toBe('budget');
+  });
+
+  it('property: whatever the times, a retry follows a failure exactly when it was fast (and few others failed)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 1, max: 5_000 }), async (ms, allowed) => {
+        const budget = createRetryBudget();
+        const f = failingAfter(ms, 1);
+        const run = settle(retry(f.fn, { budget, attemptTimeoutMs: allowed, maxAttempts: 2, baseMs: 0 }));
+        await fake.clock.runAllAsync();
+        const fast = ms < allowed / 2;
+        expect(run.result.status).toBe(fast ? 'fulfilled' : 'rejected');
+        if (!fast) expect((run.result.reason as RetryError).reason).toBe('budget');
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('createRetryBudget: most attempts failing', () => {
+  it('once 85% of the last second of attempts failed (10 at least), no failure gets a retry; later it does', async () => {
+    const budget = createRetryBudget();
+    const fast = failingAfter(1);
+    const runs = Array.from({ length: 10 }, () => settle(retry(fast.fn, { budget, maxAttempts: 3, baseMs: 50 })));
+    await fake.clock.runAllAsync();
+    // The first 9 failures were retried (fewer than 10 attempts known); from the 10th on, 85% of them had failed.
+    const reasons = runs.map((r) => (r.result.reason as RetryError).reason);
+    expect(reasons.every((r) => r === 'budget')).toBe(true);
+    expect(fast.calls()).toBe(10 + 9);
+    // A second later the window is empty again: a fast failure is retried.
+    fake.clock.tick(1_000);
+    const later = failingAfter(1, 1);
+    const ok = settle(retry(later.fn, { budget, maxAttempts: 2 }));
+    await fake.clock.runAllAsync();
+    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('a partial failure below the ratio keeps every retry: 1,000 concurrent calls, half failing, none refused', async () => {
+    const budget = createRetryBudget();
+    let n = 0;
+    const half = () =>
+      new Promise<string>((resolve, reject) => setTimeout(() => (n++ % 2 ? resolve('ok') : reject(transient())), 5));
+    const runs = Array.from({ length: 1_000 }, () => settle(retry(half, { budget, maxAttempts: 4 })));
+    await fake.clock.tickAsync(60_000); // thousands of timers: more than runAllAsync's loop limit
+    const refused = runs.filter((r) => (r.result.reason as RetryError | undefined)?.reason === 'budget');
+    expect(refused).toHaveLength(0);
+    expect(runs.filter((r) => r.result.status === 'fulfilled').length).toBeGreaterThan(900);
+  });
+
+  it('one instance among many: each budget reads only its own attempts', async () => {
+    // A busy instance whose attempts all fail, and a quiet one that made one call: the busy one refuses, the quiet
+    // one retries its one fast failure, as a process of a fleet of 10,000 would.
+    const busy = createRetryBudget();
+    const quiet = createRetryBudget();
+    const fast = failingAfter(1);
+    const runs = Array.from({ length: 20 }, () => settle(retry(fast.fn, { budget: busy, maxAttempts: 2 })));
+    await fake.clock.runAllAsync();
+    expect(runs.filter((r) => (r.result.reason as RetryError).reason === 'budget').length).toBeGreaterThan(10);
+    const lonely = failingAfter(1, 1);
+    const ok = settle(retry(lonely.fn, { budget: quiet, maxAttempts: 2 }));
+    await fake.clock.runAllAsync();
+    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('successes count: 10 successes then 1 fast failure is retried', async () => {
+    const budget = createRetryBudget();
+    for (let i = 0; i < 10; i++) await retry(() => 'ok', { budget });
+    const f = failingAfter(1, 1);
+    const ok = settle(retry(f.fn, { budget, maxAttempts: 2 }));
+    await fake.clock.runAllAsync();
+    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('minimumCalls: Infinity turns the rule off; failureRatio and failureWindowMs tune it', async () => {
+    const off = createRetryBudget({ minimumCalls: Infinity });
+    const fast = failingAfter(1);
+    const runs = Array.from({ length: 20 }, () => settle(retry(fast.fn, { budget: off, maxAttempts: 2 })));
+    await fake.clock.runAllAsync();
+    expect(runs.every((r) => (r.result.reason as RetryError).reason === 'attempts')).toBe(true);
+    const strict = createRetryBudget({ failureRatio: 0.5, minimumCalls: 2, failureWindowMs: 100 });
+    const two = Array.from({ length: 2 }, () => settle(retry(failingAfter(1).fn, { budget: strict, maxAttempts: 2 })));
+    await fake.clock.runAllAsync();
+    expect(two.map((r) => (r.result.reason as RetryError).reason)).toEqual(['attempts', 'budget']);
+  });
+});
+
+describe('the breaker with its defaults', () => {
+  it('stays closed through a 50% partial failure, and lets retries through', async () => {
+    const breaker = createCircuitBreaker();
+    let n = 0;
+    const half = () =>
+      new Promise<string>((resolve, reject) => setTimeout(() => (n++ % 2 ? resolve('ok') : reject(transient())), 5));
+    const runs = Array.from({ length: 500 }, () => settle(retry(half, { breaker, maxAttempts: 4 })));
+    await fake.clock.tickAsync(60_000);
+    expect(breaker.state).toBe('closed');
+    const failed = runs.filter((r) => r.result.status === 'rejected');
+    expect(failed.every((r) => (r.result.reason as RetryError).reason === 'attempts')).toBe(true); // none refused
+    expect(failed.length).toBeLessThan(runs.length * 0.1);
+  });
+});
+
+describe('retry() reports a guarded attempt with its time and the time it had', () => {
+  it('a budget sees a success as fast or slow too: slow successes alone never refuse', async () => {
+    const budget = createRetryBudget();
+    const slowOk = () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 900));
+    for (let i = 0; i < 20; i++) {
+      const run = settle(retry(slowOk, { budget, attemptTimeoutMs: 1_000 }));
+      await fake.clock.tickAsync(900);
+      expect(run.result.status).toBe('fulfilled');
+    }
+    const f = failingAfter(1, 1);
+    const ok = settle(retry(f.fn, { budget, attemptTimeoutMs: 1_000, maxAttempts: 2 }));
+    await fake.clock.runAllAsync();
+    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+});
+
+describe('a wrapped budget (the Guard example): retry() accepts what the types allow', () => {
+  it('delegating open() and wrapping its pass sees every refusal, and retry() behaves as with the real one', async () => {
+    const real = createRetryBudget();
+    let refused = 0;
+    const counted: RetryBudget = {
+      deposit: () => real.deposit(),
+      tryWithdraw: () => real.tryWithdraw(),
+      available: () => real.available(),
+      open(next) {
+        const pass = real.open(next);
+        return {
+          settle: (...args) => {
+            const stop = pass.settle(...args);
+            if (stop) refused++;
+            return stop;
+          },
+        };
+      },
+    };
+    const run = settle(retry(failingAfter(600).fn, { budget: counted, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(refused).toBe(1);
+  });
+
+  it('an object without open() is refused with a clear error, without calling fn', async () => {
+    let called = 0;
+    const bare = { deposit() {}, tryWithdraw: () => false as const, available: () => 0 };
+    await expect(
+      retry(
+        () => {
+          called++;
+          return 1;
+        },
+        { budget: bare as never },
+      ),
+    ).rejects.toThrow(/^herdless: budget must be a RetryBudget \(createRetryBudget\(\)\)/);
+    expect(called).toBe(0);
+  });
+});
