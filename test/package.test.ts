@@ -83,7 +83,7 @@ describe('package contract', () => {
       .map((s) => s.trim())
       .filter((s) => s !== '');
     expect(statements.length).toBeGreaterThan(5);
-    for (const statement of statements) expect(statement).toMatch(/^export \{[^}]*\} from '\.\/[\w/-]+'$/);
+    for (const statement of statements) expect(statement).toMatch(/^export (?:type )?\{[^}]*\} from '\.\/[\w/-]+'$/);
   });
 });
 
