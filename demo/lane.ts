@@ -1,13 +1,14 @@
 /**
- * One lane of the demo: a client strategy, its own real server, and the same steady traffic as every other lane.
- * `runLane` makes each logical request at its arrival time with real `fetch` calls and reports what happened.
+ * One lane of an act of the demo: a client strategy, its own real server, and the same steady traffic as every other
+ * lane of the act. `runLane` makes each logical request at its arrival time with real `fetch` calls and reports what happened.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { CircuitOpenError, createCircuitBreaker, createRetryBudget, RetryError, retry } from '../src/index';
+import { CircuitOpenError, RetryError, type RetryOptions, retry } from '../src/index';
 import { percentile } from '../src/simulate/index';
 import { createRng } from '../src/simulate/rng';
+import { PRESETS, type PresetName, protectedPolicy } from '../src/simulate/strategies';
 import { CapacityServer, REQUEST_ID } from './server';
-import type { DemoFigures, DemoSettings } from './settings';
+import type { Act, DemoFigures, DemoSettings, LaneName } from './settings';
 
 /** A lane's record of its attempts: `next` counts a fetch and gives its id, `aborted` notes one its signal ended. */
 interface Tally {
@@ -66,62 +67,60 @@ async function attempt(url: string, tally: Tally, stop: AbortSignal, timeoutMs: 
   }
 }
 
+/** What each lane is called in the tables and charts: the simulator's preset names, and the naive loop. */
+export function laneTitle(s: DemoSettings, lane: LaneName): string {
+  return lane === 'naive' ? `naive loop, fixed ${s.fixedDelayMs} ms` : lane;
+}
+
 /**
- * The lanes, by name, each a factory of its client: the loop many codebases have (try with a timeout, wait a fixed
- * time, try again), and herdless's retry() with full jitter alone, with a retry budget, and with the budget and a
- * circuit breaker. A lane's budget and breaker are shared by all its calls, as one client process shares them across
- * its calls to one dependency; they have the library's defaults but for the durations (scaled with the run's) and
- * the budget's reserve (see `budgetMinPerSecond`).
+ * The `retry()` options of a preset's lane (`no-retries`, `plain` or `recommended`): the act's attempts and attempt
+ * timeout, then exactly the simulator's preset (its `protectedPolicy`: the preset's backoff and, for `recommended`, a
+ * fresh `createRetryBudget()` and `createCircuitBreaker()` with the library's defaults, on the clock `now`). So the
+ * `recommended` lane is the setup the README recommends, and the one `herdless simulate` runs, by construction.
  */
-export function lanes(s: DemoSettings): [string, () => Call][] {
-  const naive = (): Call => async (url, tally, stop) => {
-    for (let n = 1; ; n++) {
-      try {
-        return await attempt(url, tally, stop, s.attemptTimeoutMs);
-      } catch (error) {
-        if (n >= s.maxAttempts || stop.aborted) throw error;
-        await sleep(s.fixedDelayMs, stop);
+export function laneOptions(s: DemoSettings, lane: PresetName, now: () => number): RetryOptions {
+  return { maxAttempts: s.maxAttempts, attemptTimeoutMs: s.attemptTimeoutMs, ...protectedPolicy(PRESETS[lane], now) };
+}
+
+/**
+ * A lane's client, a factory of its calls: the loop many codebases have (try with a timeout, wait a fixed time, try
+ * again), or herdless's retry() with a preset's options ({@link laneOptions}). A lane's budget and breaker are shared
+ * by all its calls, as one client process shares them across its calls to one dependency.
+ */
+export function laneClient(s: DemoSettings, lane: LaneName): Call {
+  if (lane === 'naive')
+    return async (url, tally, stop) => {
+      for (let n = 1; ; n++) {
+        try {
+          return await attempt(url, tally, stop, s.attemptTimeoutMs);
+        } catch (error) {
+          if (n >= s.maxAttempts || stop.aborted) throw error;
+          await sleep(s.fixedDelayMs, stop);
+        }
       }
-    }
-  };
-  const herdless = (protect: { budget?: boolean; breaker?: boolean }) => (): Call => {
-    const budget = protect.budget
-      ? createRetryBudget({ windowMs: s.budgetWindowMs, minPerSecond: s.budgetMinPerSecond })
-      : undefined;
-    const breaker = protect.breaker ? createCircuitBreaker({ breakMs: s.breakMs }) : undefined;
-    return (url, tally, stop) =>
-      retry((ctx) => get(url, tally, ctx.signal), {
-        jitter: 'full',
-        baseMs: s.baseMs,
-        maxAttempts: s.maxAttempts,
-        attemptTimeoutMs: s.attemptTimeoutMs,
-        signal: stop,
-        budget,
-        breaker,
-      });
-  };
-  return [
-    [`naive loop, fixed ${s.fixedDelayMs} ms`, naive],
-    ['herdless, full jitter', herdless({})],
-    ['herdless, full + budget', herdless({ budget: true })],
-    ['herdless, full + budget + breaker', herdless({ budget: true, breaker: true })],
-  ];
+    };
+  const options = laneOptions(s, lane, () => performance.now());
+  return (url, tally, stop) => retry((ctx) => get(url, tally, ctx.signal), { ...options, signal: stop });
 }
 
 /** The logical requests' start times, in ms: a Poisson process at `load x capacity` a second, from a seeded source. */
-export function arrivals(s: DemoSettings): number[] {
+export function arrivals(s: DemoSettings, act: Act): number[] {
   const rng = createRng(s.seed);
-  const endMs = s.warmupMs + s.slowdownMs + s.afterMs;
-  const perMs = (s.load * s.capacity) / 1_000;
+  const endMs = act.warmupMs + act.troubleMs + act.afterMs;
+  const perMs = (act.load * s.capacity) / 1_000;
   const starts: number[] = [];
   for (let t = -Math.log(1 - rng.next()) / perMs; t < endMs; t += -Math.log(1 - rng.next()) / perMs) starts.push(t);
   return starts;
 }
 
-/** A failure the story expects: an attempt that timed out, or a call the open breaker refused. */
+/**
+ * A failure the story expects: an attempt that timed out or got a 503, or a call the open breaker refused (a retry
+ * refused by the budget or the breaker ends with its last attempt's failure, one of those).
+ */
 function expected(error: unknown): boolean {
   const cause = error instanceof RetryError ? error.cause : error;
-  return error instanceof CircuitOpenError || (cause as { name?: unknown } | null)?.name === 'TimeoutError';
+  const { name, status } = (cause ?? {}) as { name?: unknown; status?: unknown };
+  return error instanceof CircuitOpenError || name === 'TimeoutError' || status === 503;
 }
 
 /** The first window from which `good` is at least 95% of `demand` for 5 windows in a row; null if none. */
@@ -211,13 +210,15 @@ async function caughtUp(server: CapacityServer, written: readonly Written[], sig
   }
 }
 
-/** A lane's server, not yet listening: it slows down at the settings' time. */
-export function laneServer(s: DemoSettings): CapacityServer {
+/** A lane's server, not yet listening: its trouble (slowdown or partial failure) is the act's. */
+export function laneServer(s: DemoSettings, act: Act): CapacityServer {
   return new CapacityServer({
     capacity: s.capacity,
-    slowFromMs: s.warmupMs,
-    slowToMs: s.warmupMs + s.slowdownMs,
-    slowdownCapacity: s.slowdownCapacity,
+    troubleFromMs: act.warmupMs,
+    troubleToMs: act.warmupMs + act.troubleMs,
+    slowdownCapacity: act.slowdownCapacity,
+    failureRate: act.failureRate,
+    seed: s.seed,
     windowMs: s.chartWindowMs,
   });
 }
@@ -228,26 +229,28 @@ export async function warmUp(url: string, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Runs lane `index` of {@link lanes} against `server` (listening at `url`) from `origin` (a `performance.now()`: when
- * traffic starts) until every call has ended, and resolves with its figures; rejects with the signal's reason if
- * `signal` aborts. Leaves the server open (its owner closes it).
+ * Runs `lane` of `act` against `server` (listening at `url`) from `origin` (a `performance.now()`: when traffic
+ * starts) until every call has ended, and resolves with its figures; rejects with the signal's reason if `signal`
+ * aborts. Leaves the server open (its owner closes it).
  */
 export async function runLane(
   s: DemoSettings,
-  index: number,
+  act: Act,
+  lane: LaneName,
   server: CapacityServer,
   url: string,
   origin: number,
   signal: AbortSignal,
 ): Promise<DemoFigures> {
-  const [name, make] = lanes(s)[index] as [string, () => Call];
-  const call = make();
-  const slowToMs = s.warmupMs + s.slowdownMs;
-  const endMs = slowToMs + s.afterMs;
-  const starts = arrivals(s);
-  const demand = new Array<number>(Math.ceil(s.afterMs / s.recoveryWindowMs)).fill(0);
+  const call = laneClient(s, lane);
+  const troubleToMs = act.warmupMs + act.troubleMs;
+  const endMs = troubleToMs + act.afterMs;
+  const starts = arrivals(s, act);
+  const demand = new Array<number>(Math.ceil(act.afterMs / s.recoveryWindowMs)).fill(0);
   const good = [...demand];
   const latencies: number[] = [];
+  let begunDuring = 0;
+  let goodDuring = 0;
   let attempts = 0;
   const written: Written[] = [];
   const aborted = new Set<string>();
@@ -272,13 +275,16 @@ export async function runLane(
   };
 
   const one = async (startMs: number) => {
-    const w = Math.floor((startMs - slowToMs) / s.recoveryWindowMs);
+    const w = Math.floor((startMs - troubleToMs) / s.recoveryWindowMs);
     const tracked = w >= 0 && w < demand.length;
     if (tracked) demand[w] = (demand[w] as number) + 1;
+    const during = startMs >= act.warmupMs && startMs < troubleToMs;
+    if (during) begunDuring++;
     try {
       await call(url, tally, signal);
       latencies.push(clock() - startMs);
       if (tracked) good[w] = (good[w] as number) + 1;
+      if (during) goodDuring++;
     } catch (error) {
       if (error instanceof CircuitOpenError) refused++;
       else if (error instanceof RetryError && error.reason === 'budget') budgetStops++;
@@ -319,12 +325,13 @@ export async function runLane(
   // Abandoned in flight: aborted by its client, not read, and its connection read to the end.
   const abandoned = new Set(written.filter((w) => aborted.has(w[0]) && connectionClosed(server, w)).map(([id]) => id));
 
-  const from = Math.floor(s.warmupMs / s.chartWindowMs);
+  const from = Math.floor(act.warmupMs / s.chartWindowMs);
   const to = Math.ceil(endMs / s.chartWindowMs);
   const offered = server.load.slice(from, to).reduce((a, b) => a + b, 0);
   const recovery = recoveryWindow(good, demand);
   return {
-    strategy: name,
+    strategy: laneTitle(s, lane),
+    lane,
     calls: starts.length,
     attempts,
     sent: written.length,
@@ -334,8 +341,10 @@ export async function runLane(
       abandoned,
       server.reads,
     ),
-    amplification: offered / ((s.capacity * (endMs - s.warmupMs)) / 1_000),
+    failed: server.failed,
+    amplification: offered / ((s.capacity * (endMs - act.warmupMs)) / 1_000),
     goodput: starts.length === 0 ? 1 : latencies.length / starts.length,
+    goodputDuring: begunDuring === 0 ? 1 : goodDuring / begunDuring,
     recoveryMs: recovery === null ? null : recovery * s.recoveryWindowMs,
     p99Ms: percentile(Float64Array.from(latencies).sort(), 0.99),
     refused,

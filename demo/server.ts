@@ -1,8 +1,9 @@
 /**
  * The demo's dependency: a real node:http server on 127.0.0.1 with a fixed capacity. It serves one request at a time,
  * first in first out, `capacity` a second (each takes `1000 / capacity` ms of its time), with an unbounded queue, as
- * many servers do; during the slowdown each request takes ten times as long (at `slowdownCapacity` 0.1). It does not
- * notice when a client gives up: a request whose client closed the connection while it waited is still worked on when
+ * many servers do; during the slowdown each request takes ten times as long (at `slowdownCapacity` 0.1), and during a
+ * partial failure each request fails with probability `failureRate`: a 503 after its turn, as fast as a success (the
+ * server has room; it is not slow, it is broken for some requests). It does not notice when a client gives up: a request whose client closed the connection while it waited is still worked on when
  * its turn comes (wasted work, counted), which is how a backlog outlives the blip that made it.
  *
  * The work itself is a timer (the server's time is modelled, not burned on the CPU the clients share), so the demo
@@ -10,15 +11,20 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createRng, type Rng } from '../src/simulate/rng';
 
 export interface CapacityServerOptions {
   /** Requests served per second at full speed. */
   readonly capacity: number;
-  /** The slowdown, in ms from the server's start: `[slowFromMs, slowToMs)`. */
-  readonly slowFromMs: number;
-  readonly slowToMs: number;
-  /** The capacity during the slowdown, as a share of `capacity`. */
+  /** The trouble (the slowdown, or the partial failure), in ms from the server's start: `[troubleFromMs, troubleToMs)`. */
+  readonly troubleFromMs: number;
+  readonly troubleToMs: number;
+  /** The capacity during the trouble, as a share of `capacity`: 1 for no slowdown. */
   readonly slowdownCapacity: number;
+  /** The share of the requests whose turn begins during the trouble that fail with a 503: 0 for none. */
+  readonly failureRate: number;
+  /** The seed of which requests fail. */
+  readonly seed: number;
   /** The width of a load window, in ms: `load` counts arrivals per window. */
   readonly windowMs: number;
 }
@@ -42,8 +48,10 @@ export class CapacityServer {
    * and not read never will be. A time, not a flag, as a port may be reused for a later connection to this server.
    */
   readonly closedAt = new Map<number, number>();
-  /** Requests answered to a client that was still waiting. */
+  /** Requests answered to a client that was still waiting (with a 200 or a 503). */
   served = 0;
+  /** Requests answered with a 503 (the partial failure), among `served`. */
+  failed = 0;
   /** Requests worked on after their client had given up (closed the connection): wasted work. */
   wasted = 0;
   readonly #o: CapacityServerOptions;
@@ -52,9 +60,11 @@ export class CapacityServer {
   readonly #pending = new Set<ReturnType<typeof setTimeout>>();
   #start = 0;
   #busyUntil = 0;
+  #rng: Rng;
 
   constructor(options: CapacityServerOptions) {
     this.#o = options;
+    this.#rng = createRng(options.seed);
     this.#server.keepAliveTimeout = 60_000;
     this.#server.on('connection', (socket) => {
       const port = socket.remotePort;
@@ -80,7 +90,9 @@ export class CapacityServer {
     this.reads.clear();
     this.closedAt.clear();
     this.served = 0;
+    this.failed = 0;
     this.wasted = 0;
+    this.#rng = createRng(this.#o.seed);
   }
 
   /** How far behind the server is at `timeMs` (ms from the start): the queued work it has not done yet. */
@@ -108,14 +120,16 @@ export class CapacityServer {
     req.resume();
     // First in first out: this request's work begins when the work queued before it ends.
     const begin = Math.max(now, this.#busyUntil);
-    const slow = begin >= o.slowFromMs && begin < o.slowToMs;
-    this.#busyUntil = begin + 1_000 / (o.capacity * (slow ? o.slowdownCapacity : 1));
+    const trouble = begin >= o.troubleFromMs && begin < o.troubleToMs;
+    this.#busyUntil = begin + 1_000 / (o.capacity * (trouble ? o.slowdownCapacity : 1));
+    const fails = trouble && o.failureRate > 0 && this.#rng.next() < o.failureRate;
     const timer = setTimeout(() => {
       this.#pending.delete(timer);
       if (res.destroyed || res.socket === null) this.wasted++;
       else {
         this.served++;
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        if (fails) this.failed++;
+        res.writeHead(fails ? 503 : 200, { 'content-type': 'text/plain' }).end(fails ? 'unavailable' : 'ok');
       }
     }, this.#busyUntil - now);
     this.#pending.add(timer);

@@ -17,7 +17,8 @@ export interface RetryPermit {
 export interface RetryBudgetOptions {
   /**
    * A failure that took at least this long, in ms, says the dependency is queueing, and gets no retry (nor does one
-   * whose attempt timeout, or the deadline, abandoned it): a finite number > 0. Default: half the time the attempt was
+   * whose attempt timeout, or the deadline, abandoned it), unless it is an isolated one (at most 1 in 100 of the last
+   * `failureWindowMs`'s attempts, with `minimumCalls` of them): a finite number > 0. Default: half the time the attempt was
    * allowed (its `attemptTimeoutMs`, or what was left of the deadline, whichever is less); with neither, only an
    * attempt the deadline cut counts as slow. Give attempts an `attemptTimeoutMs` for this rule to see a queue.
    */
@@ -116,9 +117,11 @@ class Budget implements RetryBudget, Guard {
   readonly #reserve: number;
   readonly #now: () => number;
   /** a: first attempts, b: retries, in the window (the volume cap; only with a finite ratio). */
-  readonly #counts: SlidingCounts;
+  readonly #counts: SlidingCounts | undefined;
   /** a: attempts that reported an outcome, b: the failures among them, over `failureWindowMs`. */
   readonly #outcomes: SlidingCounts;
+  /** a: the same attempts, b: the slow ones among them. */
+  readonly #speeds: SlidingCounts;
 
   constructor(options: RetryBudgetOptions) {
     if (options === null || typeof options !== 'object') fail(TypeError, 'the budget options', 'an object', options);
@@ -149,8 +152,9 @@ class Budget implements RetryBudget, Guard {
     const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');
     this.#reserve = (minPerSecond * windowMs) / 1_000;
     this.#now = steadyClock(optionalFn('now', options.now));
-    this.#counts = new SlidingCounts(windowMs);
+    this.#counts = this.#ratio === Infinity ? undefined : new SlidingCounts(windowMs); // no cap: nothing to count
     this.#outcomes = new SlidingCounts(failureWindowMs);
+    this.#speeds = new SlidingCounts(failureWindowMs);
     onlyKnown(options, KNOWN, 'retry budget', (key) => nearest(key, KNOWN));
   }
 
@@ -161,29 +165,39 @@ class Budget implements RetryBudget, Guard {
    */
   saturated(attemptMs: number, allowedMs: number, failed: number): boolean {
     const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : Math.min(this.#slowMs, allowedMs / 2);
+    const slow = attemptMs >= slowMs ? 1 : 0;
+    const now = this.#now();
     const outcomes = this.#outcomes;
-    outcomes.advance(this.#now());
+    const speeds = this.#speeds;
+    outcomes.advance(now);
     outcomes.add(1, failed);
-    return attemptMs >= slowMs || (outcomes.a >= this.#minimumCalls && outcomes.b >= this.#failureRatio * outcomes.a);
+    speeds.advance(now);
+    speeds.add(1, slow);
+    const known = outcomes.a >= this.#minimumCalls;
+    if (known && outcomes.b >= this.#failureRatio * outcomes.a) return true;
+    // A slow failure is the dependency queueing, unless it is an isolated one: a hung connection among many fast
+    // answers (at most 1 in 100 of the window's attempts, with minimumCalls known) is still retried.
+    return slow === 1 && !(known && speeds.b <= ISOLATED * speeds.a);
   }
 
   #balance(): number {
     if (this.#ratio === Infinity) return Infinity;
-    const counts = this.#counts;
+    const counts = this.#counts as SlidingCounts;
     counts.advance(this.#now());
     return this.#ratio * counts.a + this.#reserve - counts.b;
   }
 
   deposit(): void {
     if (this.#ratio === Infinity) return; // no cap: nothing to count
-    this.#counts.advance(this.#now());
-    this.#counts.add(1, 0);
+    const counts = this.#counts as SlidingCounts;
+    counts.advance(this.#now());
+    counts.add(1, 0);
   }
 
   tryWithdraw(): RetryPermit | false {
     if (this.#ratio === Infinity) return UNCAPPED;
     if (this.#balance() < 1) return false;
-    const counts = this.#counts;
+    const counts = this.#counts as SlidingCounts;
     counts.add(0, 1);
     let index = counts.index;
     return {
@@ -202,6 +216,9 @@ class Budget implements RetryBudget, Guard {
     return Math.max(0, Math.floor(this.#balance()));
   }
 }
+
+/** The share of slow attempts in the window at or under which a slow failure is an isolated one, and retried. */
+const ISOLATED = 0.01;
 
 const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'slowMs',
@@ -223,7 +240,9 @@ const UNCAPPED: RetryPermit = { release() {} };
  * add to the dependency's trouble:
  * - **a slow failure**: the attempt took at least `slowMs` (default half the time it was allowed: give attempts an
  *   `attemptTimeoutMs`), or its timeout abandoned it. The dependency is queueing; a retry would join the queue that
- *   made it slow, and that is how retries turn a slowdown into an outage.
+ *   made it slow, and that is how retries turn a slowdown into an outage. An isolated one is still retried (a hung
+ *   connection among fast answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow, with at
+ *   least `minimumCalls` of them), so a quiet process never retries a timeout and a busy one retries a rare one.
  * - **most attempts failing**: `failureRatio` (85%) of this budget's attempts over the last `failureWindowMs` (1 s)
  *   failed, with at least `minimumCalls` (10) of them. The dependency is down or shedding load.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a

@@ -49,6 +49,21 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
     expect(calls).toBe(1);
   });
 
+  it('an isolated slow failure (at most 1 in 100 of the last second of attempts, 10 known) is still retried', async () => {
+    const budget = createRetryBudget();
+    for (let i = 0; i < 99; i++) await retry(() => 'ok', { budget, attemptTimeoutMs: 1_000 }); // fast successes
+    let calls = 0;
+    const hangOnce = () => (calls++ === 0 ? new Promise<string>(() => {}) : 'ok');
+    const run = settle(retry(hangOnce, { budget, attemptTimeoutMs: 200, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(calls).toBe(2);
+    // A second slow one in the same second is 2 in 101: the dependency is queueing, not one hung connection.
+    const again = settle(retry(() => new Promise<never>(() => {}), { budget, attemptTimeoutMs: 200, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((again.result.reason as RetryError).reason).toBe('budget');
+  });
+
   it('without an attempt timeout, the time left of the deadline is what the attempt was allowed', async () => {
     const budget = createRetryBudget();
     const slow = failingAfter(600); // 600 of the 1,000 ms left: slow

@@ -135,7 +135,9 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
   const rng = createRng(s.seed);
   const event = { time: 0, client: 0, kind: 0 };
   const clock = () => event.time;
-  const policies = Array.from({ length: Math.min(s.instances, s.clients) || 1 }, () =>
+  // One policy per instance when it holds state (a budget, a breaker); instances without any all behave alike.
+  const fleet = strategy.budget || strategy.breaker ? Math.min(s.instances, s.clients) || 1 : 1;
+  const policies = Array.from({ length: fleet }, () =>
     createPolicy({
       maxAttempts: s.maxAttempts,
       timeoutMs: s.timeoutMs,

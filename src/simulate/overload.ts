@@ -218,14 +218,19 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
   const n = starts.length;
   const event = { time: 0, client: 0, kind: 0 };
   const clock = () => event.time;
-  const policies = Array.from({ length: s.instances }, () =>
+  // One policy per instance when it holds state (a budget, a breaker); instances without any all behave alike.
+  const fleet = strategy.budget || strategy.breaker ? s.instances : 1;
+  const policies = Array.from({ length: fleet }, () =>
     createPolicy({ maxAttempts: s.maxAttempts, ...protectedPolicy(strategy, clock), random: rng.next }),
   );
   // Each request goes to an instance at random (its own stream, so that one instance draws as before).
-  const pick = createRng(s.seed ^ 0x5bd1e995);
-  const instance = new Uint32Array(n);
-  if (s.instances > 1) for (let c = 0; c < n; c++) instance[c] = Math.floor(pick.next() * s.instances);
-  const retries = new ClientRetries(n, policies, undefined, s.instances > 1 ? instance : undefined);
+  let instance: Uint32Array | undefined;
+  if (fleet > 1) {
+    const pick = createRng(s.seed ^ 0x5bd1e995);
+    instance = new Uint32Array(n);
+    for (let c = 0; c < n; c++) instance[c] = Math.floor(pick.next() * fleet);
+  }
+  const retries = new ClientRetries(n, policies, undefined, instance);
   const sentAt = new Float64Array(n);
   const latencies = new Float64Array(n);
   const started = new Uint8Array(n);
