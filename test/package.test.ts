@@ -23,17 +23,22 @@ const sources = core();
 describe('package contract', () => {
   it('has no runtime dependencies and declares no side effects', () => {
     expect(pkg.dependencies).toBeUndefined();
-    // The ESLint wing's peers and the testing wing's (fake-timers, interceptors), optional: the core never needs them.
-    expect(Object.keys(pkg.peerDependencies)).toEqual([
+    // The ESLint wing's peers, the OpenTelemetry wing's and the testing wing's (fake-timers, interceptors), optional:
+    // the core never needs them.
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      '@mswjs/interceptors',
+      '@opentelemetry/api',
+      '@sinonjs/fake-timers',
       'eslint',
       'typescript-eslint',
-      '@mswjs/interceptors',
-      '@sinonjs/fake-timers',
     ]);
     for (const name of Object.keys(pkg.peerDependencies))
       expect(pkg.peerDependenciesMeta[name]).toEqual({ optional: true });
     expect(pkg.exports['./eslint'].import.types).toBe('./dist/eslint.d.ts');
     expect(pkg.exports['./eslint'].require.types).toBe('./dist/eslint.d.cts');
+    expect(pkg.exports['./otel'].import.types).toBe('./dist/otel.d.ts');
+    expect(pkg.exports['./otel'].require.types).toBe('./dist/otel.d.cts');
+    expect(pkg.typesVersions['*'].otel).toEqual(['./dist/otel.d.cts']);
     expect(pkg.exports['./testing'].import.types).toBe('./dist/testing.d.ts');
     expect(pkg.exports['./testing'].require.types).toBe('./dist/testing.d.cts');
     expect(pkg.typesVersions['*'].testing).toEqual(['./dist/testing.d.cts']);
@@ -49,7 +54,12 @@ describe('package contract', () => {
     expect(sources).toContain('delay.ts');
     expect(
       sources.some(
-        (f) => f.startsWith('simulate') || f.startsWith('eslint') || f.startsWith('testing') || f === 'cli.ts',
+        (f) =>
+          f.startsWith('simulate') ||
+          f.startsWith('eslint') ||
+          f.startsWith('otel') ||
+          f.startsWith('testing') ||
+          f === 'cli.ts',
       ),
     ).toBe(false);
     expect(readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !sources.includes(f))).toEqual([
@@ -112,5 +122,16 @@ describe('the testing wing (herdless/testing)', () => {
       .map((s) => s.trim())
       .filter((s) => s !== '');
     for (const statement of statements) expect(statement).toMatch(/^export (?:type )?\{[^}]*\} from '\.\/[\w/-]+'$/);
+  });
+
+  it("the OpenTelemetry wing imports only the core's public entry and @opentelemetry/api", () => {
+    const dir = join(root, 'src', 'otel');
+    const specifiers = readdirSync(dir).flatMap((file) =>
+      [...readFileSync(join(dir, file), 'utf8').matchAll(/^(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].map(
+        (m) => m[1] as string,
+      ),
+    );
+    expect(specifiers.length).toBeGreaterThan(10);
+    expect(new Set(specifiers.filter((s) => !s.startsWith('./')))).toEqual(new Set(['../index', '@opentelemetry/api']));
   });
 });

@@ -1,0 +1,171 @@
+import { type Attributes, context } from '@opentelemetry/api';
+import {
+  createPolicy,
+  type FailureEvent,
+  type Fetch,
+  type RetryEvent,
+  type RetryingFetchOptions,
+  retryingFetch,
+} from '../index';
+import { fail, optionalFn } from './check';
+import { attrs, Tally } from './instruments';
+import { ATTR_METHOD, ATTR_OUTCOME, ATTR_POLICY, ATTR_RESEND_COUNT, ATTR_STATUS_CLASS } from './names';
+import { type TelemetryOptions, telemetryOptions } from './options';
+import { inferReason, recordGiveUp, recordRejection, recordRetry } from './policy';
+import { CALL, type CallState, type PolicyTelemetry, policies, RESEND } from './registry';
+
+/**
+ * retryingFetch's default `statuses` (src/http/fetch.ts; test/otel-fetch.test.ts checks they agree): repeated here,
+ * since exporting the core's list changed the bundle of `{ retry }` by a byte.
+ */
+const RETRIED_STATUSES: readonly number[] = [408, 425, 429, 500, 502, 503, 504];
+
+/** The methods OpenTelemetry's HTTP conventions name; any other is `_OTHER` (a method is not an open set). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
+
+/** A request's method, as the conventions spell it. */
+function methodOf(input: RequestInfo | URL, init: RequestInit | undefined): string {
+  const request = typeof Request === 'function' && input instanceof Request ? input : undefined;
+  const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+  return METHODS.has(method) ? method : '_OTHER';
+}
+
+/** `2xx` for 204: the status class, a handful of values whatever the status. */
+const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;
+
+/**
+ * `retryingFetch(options)`, with telemetry: each attempt counts in `herdless.retry.attempts` by outcome (`failure`:
+ * a network error or a status in `statuses`), `http.request.method` and `herdless.http.status_class`; each retry in
+ * `herdless.retry.retries` and `herdless.retry.sleep.duration` with a `herdless.retry` event on the caller's active
+ * span; each give-up in `herdless.retry.give_ups` by reason, whether the call rejects with a RetryError or resolves
+ * with the last retried Response (its reason then inferred: see docs/otel.md). Your own `onFailure` and `onRetry`
+ * still run, after the recording.
+ *
+ * Each resend (the second attempt on) is sent with its resend count in the OpenTelemetry context, which
+ * {@link resendCountHook} puts on the attempt's span when an HTTP instrumentation (undici's for fetch) creates one.
+ *
+ * Choose it instead of `retryingFetch` in a service you run; the calls behave exactly as `retryingFetch`'s.
+ *
+ * @param options - `retryingFetch`'s options, checked as it checks them. Default `{}`.
+ * @param telemetry - `{ name, meterProvider? }`: see {@link TelemetryOptions}.
+ * @throws TypeError or RangeError naming the bad option.
+ *
+ * @example
+ * ```ts
+ * import { telemetryFetch } from 'herdless/otel';
+ * const get = telemetryFetch({ maxAttempts: 4, timeoutMs: 5_000 }, { name: 'pricing-api' });
+ * const res = await get('https://pricing.internal/v1/prices/42');
+ * ```
+ */
+export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: TelemetryOptions): Fetch {
+  const { name, meterProvider } = telemetryOptions(telemetry, 'telemetryFetch');
+  if (options === null || typeof options !== 'object')
+    fail(TypeError, 'the retryingFetch options', 'an object', options);
+  const { fetch: send, methods: _, statuses, idempotencyKey: __, onFailure, onRetry, ...rest } = options;
+  // The three this wraps, checked here (retryingFetch checks the rest, and these three as wrapped).
+  optionalFn('fetch', send);
+  optionalFn('onFailure', onFailure);
+  optionalFn('onRetry', onRetry);
+  // Frozen attributes by (outcome, method, status class): at most 2 x 11 x 6 objects, made once each.
+  const cache = new Map<string, Attributes>();
+  const attributes = (outcome: string | undefined, method: string | undefined, status: number | undefined) => {
+    const key = `${outcome}|${method}|${status === undefined ? '' : statusClass(status)}`;
+    let a = cache.get(key);
+    if (a === undefined) {
+      a = attrs({
+        [ATTR_POLICY]: name,
+        ...(outcome !== undefined && { [ATTR_OUTCOME]: outcome }),
+        ...(method !== undefined && { [ATTR_METHOD]: method }),
+        ...(status !== undefined && { [ATTR_STATUS_CLASS]: statusClass(status) }),
+      });
+      cache.set(key, a);
+    }
+    return a;
+  };
+
+  const tally = new Tally(meterProvider);
+  const attempt: Fetch = (input, init) => {
+    const state = context.active().getValue(CALL) as CallState | undefined;
+    const resends = state === undefined ? 0 : state.sent++;
+    const method = methodOf(input, init);
+    const go = send ?? globalThis.fetch;
+    const sent =
+      resends > 0
+        ? context.with(context.active().setValue(RESEND, resends), go, undefined, input, init)
+        : go(input, init);
+    return sent.then(
+      (response) => {
+        const outcome = retried.has(response.status) ? 'failure' : 'success';
+        tally.add(attributes(outcome, method, response.status));
+        return response;
+      },
+      (error: unknown) => {
+        tally.add(attributes('failure', method, undefined));
+        throw error;
+      },
+    );
+  };
+  const hooks = {
+    onFailure(event: FailureEvent) {
+      const state = context.active().getValue(CALL) as CallState | undefined;
+      if (state !== undefined) state.last = event;
+      return onFailure?.(event);
+    },
+    onRetry(event: RetryEvent) {
+      const state = context.active().getValue(CALL) as CallState | undefined;
+      const status = (event.value as Response | undefined)?.status;
+      const a = attributes(undefined, state?.method, status);
+      recordRetry(meterProvider, name, a, event, a);
+      return onRetry?.(event);
+    },
+  };
+  const call = retryingFetch({ ...options, fetch: attempt, ...hooks });
+  const t: PolicyTelemetry = {
+    name,
+    options: { meterProvider },
+    policy: createPolicy(rest),
+    base: attrs({ [ATTR_POLICY]: name }),
+    success: attributes('success', undefined, undefined), // unused: each attempt counts itself
+    tally,
+  };
+  policies.set(hooks.onFailure, t);
+  const retried = new Set<number>(statuses ?? RETRIED_STATUSES);
+
+  return (input, init) => {
+    const method = methodOf(input, init);
+    const state: CallState = { last: undefined, retried: false, sent: 0, method };
+    const extra = attributes(undefined, method, undefined);
+    return context.with(context.active().setValue(CALL, state), call, undefined, input, init).then(
+      (response) => {
+        // Resolved with a status it retries: it gave up (out of attempts, the deadline, the server's wait...).
+        if (retried.has(response.status)) {
+          recordGiveUp(t, inferReason(t.policy, state.last), state.last?.attempt ?? 1, response, extra);
+        }
+        return response;
+      },
+      (error: unknown) => {
+        recordRejection(t, error, extra);
+        throw error;
+      },
+    );
+  };
+}
+
+/**
+ * An HTTP instrumentation's start-span hook that adds `http.request.resend_count` to the span of each resend
+ * `telemetryFetch` sends (1 for the second attempt, 2 for the third...), as OpenTelemetry's HTTP conventions ask, and
+ * nothing to any other request. It reads the count from the active context, so it works with every instrumentation
+ * that creates its span in the caller's context and takes such a hook: `startSpanHook` of
+ * `@opentelemetry/instrumentation-undici` (fetch), `startOutgoingSpanHook` of `@opentelemetry/instrumentation-http`.
+ *
+ * @example
+ * ```ts
+ * import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+ * import { resendCountHook } from 'herdless/otel';
+ * registerInstrumentations({ instrumentations: [new UndiciInstrumentation({ startSpanHook: resendCountHook })] });
+ * ```
+ */
+export function resendCountHook(_request?: unknown): Attributes {
+  const resends = context.active().getValue(RESEND);
+  return typeof resends === 'number' ? { [ATTR_RESEND_COUNT]: resends } : {};
+}

@@ -1,0 +1,173 @@
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RetryError, retryingFetch } from '../src/index';
+import { errorType, names, resendCountHook, telemetryFetch } from '../src/otel/index';
+import { inTurn, reply, reset, serve } from './http-server';
+import { point, useOtel } from './otel-setup';
+
+const otel = useOtel();
+const A = { 'herdless.policy.name': 'api' };
+
+describe('telemetryFetch: retryingFetch with telemetry, against a real server', () => {
+  it('counts each attempt by outcome, method and status class, each retry, and a give-up by reason', async () => {
+    const server = await serve(inTurn(reply(503), reply(503), reply(200), reply(503)));
+    const get = telemetryFetch({ maxAttempts: 3, baseMs: 0 }, { name: 'api', meterProvider: otel.meterProvider });
+    expect((await get(server.url)).status).toBe(200); // 503, 503, 200
+    expect((await get(server.url)).status).toBe(503); // 503 x 3: resolves with the last, gave up on attempts
+    expect((await get(server.url, { method: 'PURGE' })).status).toBe(503); // _OTHER, not idempotent: sent once
+    const m = await otel.collect();
+    const attempt = (outcome: string, method: string, status?: string) => ({
+      ...A,
+      'herdless.attempt.outcome': outcome,
+      'http.request.method': method,
+      ...(status && { 'herdless.http.status_class': status }),
+    });
+    expect(m[names.ATTEMPTS]?.points).toHaveLength(3);
+    expect(point(m[names.ATTEMPTS], attempt('failure', 'GET', '5xx'))).toBe(5);
+    expect(point(m[names.ATTEMPTS], attempt('success', 'GET', '2xx'))).toBe(1);
+    expect(point(m[names.ATTEMPTS], attempt('failure', '_OTHER', '5xx'))).toBe(1);
+    expect(m[names.RETRIES]?.points).toEqual([
+      { attributes: { ...A, 'http.request.method': 'GET', 'herdless.http.status_class': '5xx' }, value: 4 },
+    ]);
+    expect(m[names.SLEEP]?.points).toMatchObject([
+      { attributes: m[names.RETRIES]?.points[0]?.attributes, value: { count: 4, sum: 0 } },
+    ]);
+    expect(m[names.GIVE_UPS]?.points).toEqual([
+      { attributes: { ...A, 'http.request.method': 'GET', 'herdless.give_up.reason': 'attempts' }, value: 1 },
+      { attributes: { ...A, 'http.request.method': '_OTHER', 'herdless.give_up.reason': 'attempts' }, value: 1 },
+    ]);
+  });
+
+  it('counts a network failure (no status class) and the RetryError it rejects with, for a POST sent once', async () => {
+    const server = await serve(reset);
+    const post = telemetryFetch({ baseMs: 0 }, { name: 'api', meterProvider: otel.meterProvider });
+    const error = await post(server.url, { method: 'POST', body: 'x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryError);
+    expect(error).toMatchObject({ reason: 'attempts', attempts: 1 });
+    const m = await otel.collect();
+    expect(m[names.ATTEMPTS]?.points).toEqual([
+      { attributes: { ...A, 'herdless.attempt.outcome': 'failure', 'http.request.method': 'POST' }, value: 1 },
+    ]);
+    expect(m[names.GIVE_UPS]?.points).toEqual([
+      { attributes: { ...A, 'http.request.method': 'POST', 'herdless.give_up.reason': 'attempts' }, value: 1 },
+    ]);
+  });
+
+  it("runs the user's fetch, onFailure and onRetry, and behaves as retryingFetch with the same options", async () => {
+    const calls: string[] = [];
+    const statuses = [503, 429, 200];
+    const options = (into: string[]) => ({
+      baseMs: 0,
+      fetch: async () => new Response('', { status: statuses[into.filter((c) => c === 'fetch').length - 1] }),
+      onFailure: (e: { attempt: number }) => void into.push(`failure ${e.attempt}`),
+      onRetry: (e: { attempt: number }) => void into.push(`retry ${e.attempt}`),
+    });
+    const plain: string[] = [];
+    const withFetchLog = (into: string[]) => {
+      const o = options(into);
+      return {
+        ...o,
+        fetch: () => {
+          into.push('fetch');
+          return o.fetch();
+        },
+      };
+    };
+    const a = await retryingFetch(withFetchLog(plain))('http://127.0.0.1:9/');
+    const b = await telemetryFetch(withFetchLog(calls), { name: 'api', meterProvider: otel.meterProvider })(
+      'http://127.0.0.1:9/',
+    );
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(calls).toEqual(plain);
+    expect(plain).toEqual(['fetch', 'failure 1', 'retry 1', 'fetch', 'failure 2', 'retry 2', 'fetch']);
+  });
+
+  it("counts as failures exactly the statuses retryingFetch retries (its default statuses, or the caller's)", async () => {
+    for (const statuses of [undefined, [404]]) {
+      for (const status of [200, 404, 408, 425, 429, 500, 501, 502, 503, 504]) {
+        let sent = 0;
+        const fetch = async () => {
+          sent++;
+          return new Response(null, { status });
+        };
+        const get = telemetryFetch(
+          { maxAttempts: 2, baseMs: 0, fetch, statuses },
+          { name: `s${status}${statuses ?? ''}`, meterProvider: otel.meterProvider },
+        );
+        await get('http://127.0.0.1:9/');
+        const m = await otel.collect();
+        const failures = point(m[names.ATTEMPTS], {
+          'herdless.policy.name': `s${status}${statuses ?? ''}`,
+          'herdless.attempt.outcome': 'failure',
+          'http.request.method': 'GET',
+          'herdless.http.status_class': `${Math.floor(status / 100)}xx`,
+        });
+        expect(failures ?? 0, `${status} with statuses ${statuses}`).toBe(sent === 2 ? 2 : 0);
+      }
+    }
+  });
+
+  it('checks its options: a TypeError naming the bad one', () => {
+    const t = { name: 'api' };
+    expect(() => telemetryFetch(null as never, t)).toThrow(/the retryingFetch options must be an object, got null/);
+    expect(() => telemetryFetch({ fetch: 1 as never }, t)).toThrow(/fetch must be a function, got 1/);
+    expect(() => telemetryFetch({ onRetry: 'x' as never }, t)).toThrow(/onRetry must be a function, got 'x'/);
+    expect(() => telemetryFetch({ onFailure: {} as never }, t)).toThrow(/onFailure must be a function/);
+    expect(() => telemetryFetch({ methods: 'GET' as never }, t)).toThrow(/methods must be an array of method names/);
+    expect(() => telemetryFetch({ shouldRetryResult: () => true } as never, t)).toThrow(/shouldRetryResult/);
+    expect(() => telemetryFetch({}, { name: 'api', nmae: 1 } as never)).toThrow(
+      /unknown telemetryFetch's telemetry option 'nmae'/,
+    );
+  });
+});
+
+describe('http.request.resend_count on each attempt span of the undici instrumentation (fetch)', () => {
+  let instrumentation: UndiciInstrumentation;
+  beforeAll(() => {
+    instrumentation = new UndiciInstrumentation({ startSpanHook: resendCountHook });
+  });
+  afterAll(() => instrumentation.disable());
+
+  it('one span per attempt, children of the caller span, the resends counted; none on a request sent once', async () => {
+    const server = await serve(inTurn(reply(503), reply(503), reply(200)));
+    const get = telemetryFetch({ maxAttempts: 3, baseMs: 0 }, { name: 'api', meterProvider: otel.meterProvider });
+    await otel.tracer().startActiveSpan('GET /items', async (span) => {
+      expect((await get(server.url)).status).toBe(200);
+      span.end();
+    });
+    expect((await fetch(server.url)).status).toBe(200); // not a herdless call: no resend count
+    const spans = otel.spans.getFinishedSpans();
+    const caller = spans.find((s) => s.name === 'GET /items');
+    const attempts = spans.filter((s) => s !== caller);
+    expect(attempts).toHaveLength(4);
+    expect(attempts.map((s) => s.attributes['http.response.status_code'])).toEqual([503, 503, 200, 200]);
+    expect(attempts.map((s) => s.attributes['http.request.resend_count'])).toEqual([undefined, 1, 2, undefined]);
+    const parent = (s: (typeof spans)[number]) => s.parentSpanContext?.spanId;
+    expect(attempts.slice(0, 3).map(parent)).toEqual([1, 2, 3].map(() => caller?.spanContext().spanId));
+    expect(caller?.events.map((e) => e.name)).toEqual(['herdless.retry', 'herdless.retry']);
+  });
+});
+
+describe('errorType', () => {
+  it('is an HTTP status, else the error name, else _OTHER, and never throws', () => {
+    expect(errorType(Object.assign(new Error('x'), { status: 503 }))).toBe('503');
+    expect(errorType({ response: { status: 429 } })).toBe('429');
+    expect(errorType(new Response(null, { status: 502 }))).toBe('502');
+    expect(errorType(new TypeError('fetch failed'))).toBe('TypeError');
+    expect(errorType(new DOMException('t', 'TimeoutError'))).toBe('TimeoutError');
+    expect(errorType({ name: '' })).toBe('_OTHER');
+    expect(errorType('boom')).toBe('_OTHER');
+    expect(errorType(null)).toBe('_OTHER');
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(errorType(proxy)).toBe('_OTHER');
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        const type = errorType(value);
+        expect(typeof type).toBe('string');
+        expect(type.length).toBeGreaterThan(0);
+      }),
+    );
+  });
+});
