@@ -4,6 +4,7 @@
 # a missing file or a wrong export map fails here. Needs `npm run build` first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 version=$(node -p "require('./package.json').version")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -57,4 +58,40 @@ node --input-type=module -e "import { herd, assertNoHerd, herdChart } from 'herd
   fail "import 'herdless/testing' (ESM)"
 node -e "const { herd, assertNoHerd, herdChart } = require('herdless/testing'); $peer" ||
   fail "require('herdless/testing') (CJS)"
-echo "smoke: herdless $version from the tarball: bin --version, bin simulate, ./simulate (ESM, CJS), ./testing (ESM, CJS), retry (ESM, CJS) ok"
+# A Node-only strict TypeScript project, as TypeScript's defaults have it: no DOM library, skipLibCheck false. The
+# declarations must compile there (the DOM's RequestInfo once broke them) and keep fetch's input typed, not any.
+mkdir -p node_modules/@types
+ln -s "$root/node_modules/@types/node" node_modules/@types/node
+ln -s "$root/node_modules/undici-types" node_modules/undici-types
+cat >tsconfig.json <<'JSON'
+{
+  "compilerOptions": {
+    "target": "es2022",
+    "lib": ["es2022"],
+    "types": ["node"],
+    "module": "nodenext",
+    "moduleResolution": "nodenext",
+    "strict": true,
+    "skipLibCheck": false,
+    "noEmit": true
+  },
+  "files": ["esm.mts", "cjs.cts"]
+}
+JSON
+for ext in mts cts; do
+  cat >"$( [ $ext = mts ] && echo esm || echo cjs ).$ext" <<'TS'
+import { createPolicy, type Fetch, givenUp, retryingFetch, type StopReason } from 'herdless';
+const fetchWithRetry: Fetch = retryingFetch({ ...createPolicy({ maxAttempts: 3 }), attemptHeader: 'X-Attempt' });
+export async function items(): Promise<unknown> {
+  const res = await fetchWithRetry(new URL('http://127.0.0.1/'), { method: 'POST' });
+  const why: StopReason | undefined = givenUp(res);
+  if (!res.ok) throw new Error(`HTTP ${res.status} (${why ?? 'not retried'})`);
+  // @ts-expect-error fetch's input is typed (string, URL or Request), not any
+  await fetchWithRetry(42);
+  return res.json();
+}
+TS
+done
+"$root/node_modules/.bin/tsc" -p . || fail "a Node-only strict TypeScript project (lib es2022, types node, skipLibCheck false) does not type-check"
+
+echo "smoke: herdless $version from the tarball: bin --version, bin simulate, ./simulate (ESM, CJS), ./testing (ESM, CJS), retry (ESM, CJS), Node-only strict TypeScript (ESM, CJS) ok"

@@ -1,6 +1,7 @@
 import type { StopReason } from './errors';
 import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
+import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or, withCause } from './validate';
 import { SlidingCounts, steadyClock } from './window';
 
@@ -396,20 +397,6 @@ class Breaker implements CircuitBreaker, Guard {
       reportLater(error);
     }
   }
-}
-
-/**
- * Reports an error that no caller can receive, as an EventTarget does a listener's: through `globalThis.reportError`
- * where the runtime has one (browsers, Deno, Bun), else rethrown from a `setTimeout(0)` (Node: an
- * `'uncaughtException'`, which ends the process unless it is listened to).
- */
-function reportLater(error: unknown): void {
-  const { reportError } = globalThis as { reportError?: (error: unknown) => void };
-  if (typeof reportError === 'function') reportError(error);
-  else
-    setTimeout(() => {
-      throw error;
-    }, 0);
 }
 
 const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([

@@ -1,5 +1,6 @@
 import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
+import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
 import { SlidingCounts, steadyClock } from './window';
 
@@ -20,7 +21,9 @@ export interface RetryBudgetOptions {
    * whose attempt timeout, or the deadline, abandoned it), unless it is an isolated one (at most 1 in 100 of the last
    * `failureWindowMs`'s attempts, with `minimumCalls` of them): a finite number > 0. Default: half the time the attempt was
    * allowed (its `attemptTimeoutMs`, or what was left of the deadline, whichever is less); with neither, only an
-   * attempt the deadline cut counts as slow. Give attempts an `attemptTimeoutMs` for this rule to see a queue.
+   * attempt the deadline cut counts as slow. Give attempts an `attemptTimeoutMs` for this rule to see a queue. The
+   * time is the attempt's own, measured by `retry()` on `performance.now()` from when the breaker let it through to
+   * when it settled (the caller's hooks, `isTransient`, `onFailure`, not included), not on this budget's `now`.
    */
   readonly slowMs?: number | undefined;
   /**
@@ -101,9 +104,13 @@ class BudgetPass implements Pass {
       if (this.#budget.saturated(attemptMs, allowedMs, 1)) return 'budget';
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
-    } else if (event === SUCCESS)
-      this.#budget.saturated(attemptMs, allowedMs, 0); // counted: how fast, and that it worked
-    else if (event === RELEASE && this.#held) this.#held.release();
+    } else if (event === SUCCESS) {
+      try {
+        this.#budget.saturated(attemptMs, allowedMs, 0); // counted: how fast, and that it worked
+      } catch (error) {
+        reportLater(error); // a broken clock: a success stays a success (the caller must not redo done work)
+      }
+    } else if (event === RELEASE && this.#held) this.#held.release();
     return undefined;
   }
 }
@@ -164,7 +171,7 @@ class Budget implements RetryBudget, Guard {
    * `Infinity`), or `failureRatio` of this budget's recent attempts failed.
    */
   saturated(attemptMs: number, allowedMs: number, failed: number): boolean {
-    const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : Math.min(this.#slowMs, allowedMs / 2);
+    const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : this.#slowMs;
     const slow = attemptMs >= slowMs ? 1 : 0;
     const now = this.#now();
     const outcomes = this.#outcomes;

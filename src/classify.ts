@@ -177,8 +177,10 @@ function clientVerdict(error: Bag): boolean | undefined {
  * 1. An AWS SDK v3 error with a `$retryable` trait or a throttling name (`ThrottlingException`, `SlowDown`, ...) is
  *    transient whatever its status; a gRPC error (a numeric `code` with `metadata`) is transient iff its code is
  *    UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED or ABORTED.
- * 2. An error with an HTTP status (see {@link getStatus}: fetch, axios, got, ky, the AWS SDK) is transient iff
- *    {@link isTransientStatus}.
+ * 2. An error with an HTTP status of 400 or more (see {@link getStatus}: fetch, axios, got, ky, the AWS SDK) is
+ *    transient iff {@link isTransientStatus}. A status below 400 on an error is the headers of an answer that failed
+ *    after them (got's `ReadError` and axios's "stream has been aborted" for a body cut after a 200): it says nothing
+ *    of the failure, and the rules below decide (a cut connection's `ECONNRESET` is transient).
  * 3. A network failure (see {@link isNetworkError}, including axios's `ERR_NETWORK` and `ECONNABORTED`) is transient.
  * 4. An `AbortError`, a cancelled axios or got request (`CanceledError`, `CancelError`), a `RetryError` (an inner
  *    `retry()` already gave up: retrying it would multiply attempts), and `TypeError`, `RangeError`, `SyntaxError`,
@@ -210,7 +212,8 @@ function transient(error: unknown): boolean {
   const client = isObject(error) ? clientVerdict(error) : undefined;
   if (client !== undefined) return client;
   const status = getStatus(error);
-  if (status !== undefined) return isTransientStatus(status);
+  // A status below 400 is the headers of an answer that then failed (a body cut after its 200): no verdict on it.
+  if (status !== undefined && status >= 400) return isTransientStatus(status);
   if (isNetworkError(error)) return true;
   if (!isObject(error)) return true;
   return !(

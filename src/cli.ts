@@ -553,7 +553,7 @@ function runOverload(
   const s = result.settings;
   const series = result.results.map((r) => ({ name: r.strategy, load: r.load }));
   const blip =
-    s.failureRate > 0
+    scenario === 'partial'
       ? `${s.slowdownMs / 1_000} s of ${+(s.failureRate * 100).toFixed(2)}% of what it serves failing (fast 503s)`
       : s.outage
         ? `${s.slowdownMs / 1_000} s of 503s`
@@ -563,7 +563,7 @@ function runOverload(
     capacity: (s.capacity * s.windowMs) / 1_000,
     outageFromMs: s.warmupMs,
     outageMs: s.warmupMs + s.slowdownMs,
-    outageLabel: s.failureRate > 0 ? 'failure' : s.outage ? 'outage' : 'slowdown',
+    outageLabel: scenario === 'partial' ? 'failure' : s.outage ? 'outage' : 'slowdown',
     viewMs: s.warmupMs + s.slowdownMs + s.afterMs,
   };
   if (values.svg !== undefined) {

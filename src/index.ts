@@ -13,7 +13,7 @@ export { getStatus, isNetworkError, isTransient, isTransientStatus } from './cla
 export { type Backoff, type BackoffOptions, computeDelay, type Jitter } from './delay';
 export { permanent, RetryError, type RetryErrorInit, type StopReason } from './errors';
 export type { Guard, Pass, Settle } from './guard';
-export { type Fetch, type RetryingFetchOptions, retryingFetch } from './http/fetch';
+export { type Fetch, type FetchInput, givenUp, type RetryingFetchOptions, retryingFetch } from './http/fetch';
 export {
   createPolicy,
   type FailureEvent,

@@ -129,8 +129,11 @@ function seconds(value: string | undefined): number | undefined {
   return text !== undefined && /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : undefined;
 }
 
-/** Whether a quota is used up: its remaining count is 0, or not sent (then its reset is all the server said). */
-const exhausted = (remaining: string | undefined): boolean => remaining === undefined || delta(remaining) === 0;
+/**
+ * Whether a quota is used up: its remaining count is 0, written as an integer or a decimal (`0`, `0.0`, as some APIs
+ * send it), or not sent (then its reset is all the server said).
+ */
+const exhausted = (remaining: string | undefined): boolean => remaining === undefined || seconds(remaining) === 0;
 
 /** A wait in whole ms from seconds, never more than the longest wait. */
 const fromSeconds = (s: number): number => Math.min(Math.ceil(s * 1000), MAX_WAIT_MS);

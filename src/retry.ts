@@ -179,6 +179,7 @@ async function loop<T>(
       let outcome: unknown = failure;
       let failed = handed; // the first attempt, made and failed in retry()
       let fromMs = startedMs; // when the attempt itself started (after the breaker let it through)
+      let tookMs = 0;
       if (handed) handed = false;
       else {
         // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
@@ -200,6 +201,8 @@ async function loop<T>(
           failed = true;
           outcome = error;
         }
+        // How long the attempt itself took, before any hook of the caller's ran: what a budget reads.
+        if (pass !== undefined) tookMs = now() - start - fromMs;
       }
       if (outcome === ABORTED) throw (signal as AbortSignal).reason;
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
@@ -229,7 +232,7 @@ async function loop<T>(
           end = SUCCESS;
           if (pass !== undefined) {
             // How fast it answered, of the time it had: a budget reads a slow success as the dependency queueing.
-            successMs = now() - start - fromMs;
+            successMs = tookMs;
             successAllowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
           }
           break;
@@ -268,7 +271,7 @@ async function loop<T>(
         // With how long the attempt took of the time it had: what tells a budget the dependency is queueing.
         if (timedOut || !byDeadline) {
           const allowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
-          reason = pass?.settle(FAILURE, undefined, timedOut ? Infinity : elapsedMs - fromMs, allowedMs);
+          reason = pass?.settle(FAILURE, undefined, timedOut ? Infinity : tookMs, allowedMs);
         }
         if (!byDeadline) {
           retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));

@@ -209,3 +209,24 @@ describe('isNetworkError: the codes of the HTTP clients', () => {
     expect(isNetworkError(error)).toBe(network);
   });
 });
+
+describe('the classifiers never throw on a hostile value', () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const getter = (name: string) =>
+    Object.defineProperty({}, name, {
+      get() {
+        throw new Error(`${name} getter`);
+      },
+    });
+  it.each([
+    ['a revoked Proxy', proxy],
+    ['a throwing status getter', getter('status')],
+    ['a throwing code getter', getter('code')],
+    ['a throwing $metadata getter', getter('$metadata')],
+  ])('%s: no status, no network error, an unknown failure (transient)', (_name, value) => {
+    expect(getStatus(value)).toBeUndefined();
+    expect(isNetworkError(value)).toBe(false);
+    expect(isTransient(value)).toBe(true);
+  });
+});

@@ -177,6 +177,32 @@ describe('AWS SDK v3 errors, shaped as @smithy/smithy-client (src/exceptions.ts)
     expect(isTransient(error)).toBe(transient);
   });
 
+  // @smithy/service-error-classification 4.x (src/constants.ts): THROTTLING_ERROR_CODES, then TRANSIENT_ERROR_CODES
+  // but AbortError (the caller's abort, permanent here by rule 4). Each at a 400, where the status alone says
+  // permanent: dropping a name from the classifier fails its row.
+  it.each([
+    'BandwidthLimitExceeded',
+    'EC2ThrottledException',
+    'LimitExceededException',
+    'PriorRequestNotComplete',
+    'ProvisionedThroughputExceededException',
+    'RequestLimitExceeded',
+    'RequestThrottled',
+    'RequestThrottledException',
+    'SlowDown',
+    'ThrottledException',
+    'Throttling',
+    'ThrottlingException',
+    'TooManyRequestsException',
+    'TransactionInProgressException',
+    'TimeoutError',
+    'RequestTimeout',
+    'RequestTimeoutException',
+  ])('the SDK lists %s: transient even with a 400', (name) => {
+    expect(isTransient(aws(name, 400))).toBe(true);
+    expect(isTransient(aws(`${name}X`, 400))).toBe(false); // the name itself decides, not its prefix
+  });
+
   it('a throttling name counts only beside $metadata: elsewhere the other rules decide', () => {
     const named = () => Object.assign(new RangeError('x'), { name: 'ThrottlingException' });
     expect(isTransient(named())).toBe(false); // a RangeError: a bug

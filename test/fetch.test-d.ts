@@ -1,11 +1,20 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { type Fetch, type RetryingFetchOptions, retryingFetch } from '../src/index';
+import {
+  createPolicy,
+  type Fetch,
+  type FetchInput,
+  givenUp,
+  type RetryingFetchOptions,
+  retryingFetch,
+  type StopReason,
+} from '../src/index';
 
 describe('retryingFetch types', () => {
   it("returns a function with fetch's signature, usable where fetch is", () => {
     const fetchWithRetry = retryingFetch();
     expectTypeOf(fetchWithRetry).toEqualTypeOf<Fetch>();
-    expectTypeOf(fetchWithRetry).parameters.toEqualTypeOf<[input: RequestInfo | URL, init?: RequestInit]>();
+    expectTypeOf(fetchWithRetry).parameters.toEqualTypeOf<[input: FetchInput, init?: RequestInit]>();
+    expectTypeOf<FetchInput>().toEqualTypeOf<string | URL | Request>(); // no DOM RequestInfo: Node-only projects have none
     expectTypeOf(fetchWithRetry).returns.toEqualTypeOf<Promise<Response>>();
     const useFetch = (f: (input: string, init?: RequestInit) => Promise<Response>) => f;
     useFetch(fetchWithRetry);
@@ -25,5 +34,18 @@ describe('retryingFetch types', () => {
     expectTypeOf<RetryingFetchOptions['isTransient']>().toEqualTypeOf<
       ((error: unknown, attempt: number) => boolean | PromiseLike<boolean>) | undefined
     >();
+  });
+
+  it('accepts a policy from createPolicy(), and a spread of one with its own options', () => {
+    const policy = createPolicy({ maxAttempts: 3 });
+    retryingFetch(policy);
+    retryingFetch({ ...policy, idempotencyKey: true, attemptHeader: 'X-Attempt' });
+    // @ts-expect-error attemptHeader is a header name
+    retryingFetch({ attemptHeader: true });
+  });
+
+  it('givenUp takes any outcome and names a StopReason or nothing', () => {
+    expectTypeOf(givenUp).parameter(0).toEqualTypeOf<unknown>();
+    expectTypeOf(givenUp).returns.toEqualTypeOf<StopReason | undefined>();
   });
 });

@@ -377,7 +377,7 @@ describe('retryingFetch: options', () => {
     // its own options are known and suggested too (review: the list named only retry()'s)
     [
       { method: ['GET'] },
-      "herdless: unknown retryingFetch option 'method'; did you mean methods? (known: fetch, methods, statuses, idempotencyKey, jitter,",
+      "herdless: unknown retryingFetch option 'method'; did you mean methods? (known: fetch, methods, statuses, idempotencyKey, attemptHeader, jitter,",
     ],
     [{ status: [503] }, "herdless: unknown retryingFetch option 'status'; did you mean statuses?"],
     [

@@ -186,6 +186,35 @@ describe('readRetryAfter: values and sources', () => {
   });
 });
 
+describe('readRetryAfter: a remaining count written as a decimal (issue 20, item 4)', () => {
+  it('0.0 is used up, as 0 is: the reset beside it is read', () => {
+    expect(at({ 'X-RateLimit-Reset': '60', 'X-RateLimit-Remaining': '0.0' })).toBe(60_000);
+    expect(at({ 'RateLimit-Reset': '12', 'RateLimit-Remaining': '0.0' })).toBe(12_000);
+    expect(at({ RateLimit: '"default";r=0.0;t=7' })).toBe(7_000);
+    expect(at({ 'X-RateLimit-Reset': '60', 'X-RateLimit-Remaining': '0.5' })).toBeUndefined(); // quota left
+    expect(at({ 'X-RateLimit-Reset': '60', 'X-RateLimit-Remaining': 'none' })).toBeUndefined(); // unreadable: not 0
+  });
+
+  it('property: any spelling of zero is used up, any count above zero is not', () => {
+    const digits = (min: number) => fc.stringMatching(new RegExp(`^\\d{${min},4}$`));
+    const zero = fc
+      .tuple(fc.integer({ min: 1, max: 4 }), fc.option(fc.integer({ min: 1, max: 4 })), fc.constantFrom('', ' '))
+      .map(([i, f, pad]) => `${pad}${'0'.repeat(i)}${f === null ? '' : `.${'0'.repeat(f)}`}${pad}`);
+    const positive = fc
+      .tuple(digits(1), fc.option(digits(1)))
+      .map(([i, f]) => (f === null ? i : `${i}.${f}`))
+      .filter((v) => Number(v) > 0);
+    fc.assert(
+      fc.property(zero, positive, (used, left) => {
+        expect(at({ 'X-RateLimit-Reset': '60', 'X-RateLimit-Remaining': used })).toBe(60_000);
+        expect(at({ 'RateLimit-Reset': '9', 'RateLimit-Remaining': used })).toBe(9_000);
+        expect(at({ 'X-RateLimit-Reset': '60', 'X-RateLimit-Remaining': left })).toBeUndefined();
+        expect(at({ 'RateLimit-Reset': '9', 'RateLimit-Remaining': left })).toBeUndefined();
+      }),
+    );
+  });
+});
+
 describe('readRetryAfter: properties', () => {
   const anyCase = (name: string) =>
     fc

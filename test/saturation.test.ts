@@ -77,15 +77,57 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
     expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
   });
 
-  it('slowMs sets the threshold, never above half the time allowed', async () => {
+  it('slowMs sets the threshold, above or below half the time allowed', async () => {
     const budget = createRetryBudget({ slowMs: 100 });
     const run = settle(retry(failingAfter(100).fn, { budget, maxAttempts: 3 }));
     await fake.clock.runAllAsync();
     expect((run.result.reason as RetryError).reason).toBe('budget');
-    const capped = createRetryBudget({ slowMs: 10_000 });
-    const late = settle(retry(failingAfter(500).fn, { budget: capped, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
+    const lenient = createRetryBudget({ slowMs: 900 });
+    const late = settle(retry(failingAfter(600, 1).fn, { budget: lenient, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
     await fake.clock.runAllAsync();
-    expect((late.result.reason as RetryError).reason).toBe('budget');
+    expect(late.result).toMatchObject({ status: 'fulfilled', value: 'ok' }); // 600 ms of 1 s: under its 900
+  });
+
+  it("an attempt's time is its own: a slow onFailure or isTransient does not make a fast failure slow (review)", async () => {
+    const budget = createRetryBudget();
+    const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    const f = failingAfter(0, 1);
+    const run = settle(
+      retry(f.fn, {
+        budget,
+        attemptTimeoutMs: 1_000,
+        maxAttempts: 3,
+        onFailure: () => wait(600),
+        isTransient: async () => {
+          await wait(600);
+          return true;
+        },
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('a budget clock that breaks at a success never turns it into a rejection: it is reported, the value returned (review)', async () => {
+    let t = 0;
+    const budget = createRetryBudget({ now: () => t });
+    const reported: unknown[] = [];
+    const saved = (globalThis as { reportError?: unknown }).reportError;
+    (globalThis as { reportError?: unknown }).reportError = (e: unknown) => reported.push(e);
+    try {
+      const value = await retry(
+        () => {
+          t = Number.NaN;
+          return 'done';
+        },
+        { budget },
+      );
+      expect(value).toBe('done');
+      expect(reported).toHaveLength(1);
+      expect(String(reported[0])).toMatch(/now\(\) must be a finite number, got NaN/);
+    } finally {
+      (globalThis as { reportError?: unknown }).reportError = saved;
+    }
   });
 
   it('property: whatever the times, a retry follows a failure exactly when it was fast (and few others failed)', async () => {
