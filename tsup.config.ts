@@ -17,12 +17,14 @@ const coreEntry = {
 };
 
 export default defineConfig({
-  // The core entry, the simulator, ESLint and OpenTelemetry subpaths (never part of the core bundle) and the command line.
+  // The core entry, the simulator, ESLint, OpenTelemetry and testing subpaths (never part of the core bundle) and the
+  // command line.
   entry: {
     index: 'src/index.ts',
     simulate: 'src/simulate/index.ts',
     eslint: 'src/eslint/index.ts',
     otel: 'src/otel/index.ts',
+    testing: 'src/testing/index.ts',
     cli: 'src/cli.ts',
     'audit-worker': 'src/audit/worker.ts',
   },
@@ -44,6 +46,7 @@ export default defineConfig({
       simulate: 'src/simulate/index.ts',
       eslint: 'src/eslint/index.ts',
       otel: 'src/otel/index.ts',
+      testing: 'src/testing/index.ts',
     },
     compilerOptions: { ignoreDeprecations: '6.0' },
   },

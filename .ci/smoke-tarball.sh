@@ -47,6 +47,17 @@ node --input-type=module -e "import { retry } from 'herdless'; let n = 0; const 
   fail "import 'herdless' (ESM): retry"
 node -e "const { retry } = require('herdless'); let n = 0; retry(() => { if (++n < 3) throw Object.assign(new Error('x'), { status: 503 }); return n; }, { baseMs: 0 }).then((v) => { if (v !== 3) process.exit(1); });" ||
   fail "require('herdless') (CJS): retry"
+# ./testing resolves in ESM and CJS; its peers are optional and not installed here, so herd() must say which one to add.
+peer='
+  herd(() => {}).then(() => process.exit(1), (e) => {
+    if (!/optional peer dependency .@sinonjs\/fake-timers/.test(e.message)) { console.error(e.message); process.exit(1); }
+    if (typeof assertNoHerd !== "function" || typeof herdChart !== "function") process.exit(1);
+  });
+'
+node --input-type=module -e "import { herd, assertNoHerd, herdChart } from 'herdless/testing'; $peer" ||
+  fail "import 'herdless/testing' (ESM)"
+node -e "const { herd, assertNoHerd, herdChart } = require('herdless/testing'); $peer" ||
+  fail "require('herdless/testing') (CJS)"
 # A Node-only strict TypeScript project, as TypeScript's defaults have it: no DOM library, skipLibCheck false. The
 # declarations must compile there (the DOM's RequestInfo once broke them) and keep fetch's input typed, not any.
 mkdir -p node_modules/@types
@@ -83,4 +94,4 @@ TS
 done
 "$root/node_modules/.bin/tsc" -p . || fail "a Node-only strict TypeScript project (lib es2022, types node, skipLibCheck false) does not type-check"
 
-echo "smoke: herdless $version from the tarball: bin --version, bin simulate, ./simulate (ESM, CJS), retry (ESM, CJS), Node-only strict TypeScript (ESM, CJS) ok"
+echo "smoke: herdless $version from the tarball: bin --version, bin simulate, ./simulate (ESM, CJS), ./testing (ESM, CJS), retry (ESM, CJS), Node-only strict TypeScript (ESM, CJS) ok"

@@ -23,8 +23,15 @@ const sources = core();
 describe('package contract', () => {
   it('has no runtime dependencies and declares no side effects', () => {
     expect(pkg.dependencies).toBeUndefined();
-    // The ESLint wing's peers and the OpenTelemetry wing's, optional: the core never needs them.
-    expect(Object.keys(pkg.peerDependencies)).toEqual(['eslint', 'typescript-eslint', '@opentelemetry/api']);
+    // The ESLint wing's peers, the OpenTelemetry wing's and the testing wing's (fake-timers, interceptors), optional:
+    // the core never needs them.
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      '@mswjs/interceptors',
+      '@opentelemetry/api',
+      '@sinonjs/fake-timers',
+      'eslint',
+      'typescript-eslint',
+    ]);
     for (const name of Object.keys(pkg.peerDependencies))
       expect(pkg.peerDependenciesMeta[name]).toEqual({ optional: true });
     expect(pkg.exports['./eslint'].import.types).toBe('./dist/eslint.d.ts');
@@ -32,6 +39,11 @@ describe('package contract', () => {
     expect(pkg.exports['./otel'].import.types).toBe('./dist/otel.d.ts');
     expect(pkg.exports['./otel'].require.types).toBe('./dist/otel.d.cts');
     expect(pkg.typesVersions['*'].otel).toEqual(['./dist/otel.d.cts']);
+    expect(pkg.exports['./testing'].import.types).toBe('./dist/testing.d.ts');
+    expect(pkg.exports['./testing'].require.types).toBe('./dist/testing.d.cts');
+    expect(pkg.typesVersions['*'].testing).toEqual(['./dist/testing.d.cts']);
+    // Pinned for the tests: 0.42+ needs Node 22.
+    expect(pkg.devDependencies['@mswjs/interceptors']).toBe('0.41.9');
     expect(pkg.sideEffects).toBe(false);
     expect(pkg.exports['.'].import.types).toBe('./dist/index.d.ts');
     expect(pkg.exports['.'].require.types).toBe('./dist/index.d.cts');
@@ -41,7 +53,14 @@ describe('package contract', () => {
     expect(sources).toContain('retry.ts');
     expect(sources).toContain('delay.ts');
     expect(
-      sources.some((f) => f.startsWith('simulate') || f.startsWith('eslint') || f.startsWith('otel') || f === 'cli.ts'),
+      sources.some(
+        (f) =>
+          f.startsWith('simulate') ||
+          f.startsWith('eslint') ||
+          f.startsWith('otel') ||
+          f.startsWith('testing') ||
+          f === 'cli.ts',
+      ),
     ).toBe(false);
     expect(readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !sources.includes(f))).toEqual(['cli.ts']);
   });
@@ -72,6 +91,34 @@ describe('package contract', () => {
       .map((s) => s.trim())
       .filter((s) => s !== '');
     expect(statements.length).toBeGreaterThan(5);
+    for (const statement of statements) expect(statement).toMatch(/^export (?:type )?\{[^}]*\} from '\.\/[\w/-]+'$/);
+  });
+});
+
+describe('the testing wing (herdless/testing)', () => {
+  const dir = join(root, 'src', 'testing');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+
+  it('loads its peers only on use, by dynamic import: no static import of fake-timers or the interceptors', () => {
+    expect(files.length).toBeGreaterThan(5);
+    const dynamic: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text).not.toMatch(/^import(?! type)[^;]*from '@(sinonjs|mswjs)\//m);
+      dynamic.push(...[...text.matchAll(/import\('(@[^']+)'\)/g)].map((m) => m[1] as string));
+    }
+    expect(dynamic.sort()).toEqual([
+      '@mswjs/interceptors/ClientRequest',
+      '@mswjs/interceptors/fetch',
+      '@sinonjs/fake-timers',
+    ]);
+  });
+
+  it('index.ts only re-exports', () => {
+    const statements = readFileSync(join(dir, 'index.ts'), 'utf8')
+      .split(';')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     for (const statement of statements) expect(statement).toMatch(/^export (?:type )?\{[^}]*\} from '\.\/[\w/-]+'$/);
   });
 

@@ -1,0 +1,131 @@
+/**
+ * Virtual time for the herd: a @sinonjs/fake-timers clock (the harness's own, or the one a test runner already
+ * installed), driven one timer at a time, with the promises, `process.nextTick`s and `setImmediate`s between timers
+ * run for real (they are how fetch, node:http and the interceptors move a request along; faking them would stall
+ * every client).
+ */
+
+/** The part of a @sinonjs/fake-timers clock the harness drives (vitest's `vi.useFakeTimers()` installs one too). */
+export interface VirtualClock {
+  readonly now: number;
+  next(): unknown;
+  tick(ms: number): unknown;
+  countTimers(): number;
+  uninstall?(): unknown;
+  /** The runtime's own functions, kept by fake-timers when it replaced them. */
+  readonly _setImmediate?: (callback: () => void) => unknown;
+  readonly _setTimeout?: (callback: () => void, ms: number) => unknown;
+}
+
+/** What fake-timers exports (the module or its default export). */
+interface FakeTimersModule {
+  withGlobal(global: object): {
+    install(config: { now: number; toFake: string[]; shouldClearNativeTimers?: boolean }): VirtualClock;
+  };
+}
+
+/** What the harness fakes: timers and clocks only; never setImmediate, nextTick or queueMicrotask (see above). */
+export const FAKED = ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'];
+
+/** The clock a test runner installed, if any: fake-timers marks its `setTimeout` with it. */
+export function installedClock(): VirtualClock | undefined {
+  const clock = (globalThis.setTimeout as { clock?: VirtualClock }).clock;
+  return clock !== undefined && typeof clock.next === 'function' && typeof clock.countTimers === 'function'
+    ? clock
+    : undefined;
+}
+
+/** Loads the optional peer @sinonjs/fake-timers and installs a clock at time 0, or explains how to get it. */
+export async function installClock(
+  load: () => Promise<unknown> = () => import('@sinonjs/fake-timers'),
+): Promise<VirtualClock> {
+  let mod: FakeTimersModule;
+  try {
+    const loaded = (await load()) as FakeTimersModule & { default?: FakeTimersModule };
+    mod = typeof loaded.withGlobal === 'function' ? loaded : (loaded.default as FakeTimersModule);
+  } catch (error) {
+    throw new Error(
+      "herdless/testing: herd() runs on virtual time and needs the optional peer dependency '@sinonjs/fake-timers' (npm i -D @sinonjs/fake-timers), or a fake clock already installed (vi.useFakeTimers())",
+      { cause: error },
+    );
+  }
+  return mod.withGlobal(globalThis).install({ now: 0, toFake: FAKED });
+}
+
+/** The runtime's own setImmediate (kept by the clock if it faked it), or a zero timeout where there is none. */
+function realImmediate(clock: VirtualClock): (callback: () => void) => unknown {
+  const own = clock._setImmediate ?? (globalThis as { setImmediate?: (cb: () => void) => unknown }).setImmediate;
+  if (own !== undefined) return own;
+  const timeout = clock._setTimeout ?? setTimeout;
+  return (callback) => timeout(callback, 0);
+}
+
+/** How a run is going: a number that changes whenever anything happened (an arrival, an answer, a caller done). */
+export type Progress = () => number;
+
+/** Consecutive rounds of the event loop with no progress and no new timer after which the loop counts as settled. */
+const QUIET_ROUNDS = 3;
+/** A settle that never goes quiet (code spinning on setImmediate) stops after this many rounds. */
+const MAX_ROUNDS = 10_000;
+/** How long, in real ms, the harness waits for progress when nothing is left on the virtual clock. */
+export const STALL_MS = 2_000;
+
+/**
+ * Drives `clock` until `done()`: lets the event loop settle (promises, nextTicks, immediates, for real), then fires
+ * the next timer(s) on virtual time, and again. Resolves `'done'`, or `'until'` when virtual time reached `untilMs`
+ * first. Rejects when callers wait on nothing the clock knows (no timer left) and nothing moves for `stallMs` real ms:
+ * a real socket or another host, which virtual time cannot reach.
+ */
+export async function drive(
+  clock: VirtualClock,
+  done: () => boolean,
+  progress: Progress,
+  untilMs: number,
+  stallMs = STALL_MS,
+): Promise<'done' | 'until'> {
+  const immediate = realImmediate(clock);
+  const round = () => new Promise<void>((resolve) => void immediate(resolve));
+  const settle = async () => {
+    let [moved, timers] = [progress(), clock.countTimers()];
+    for (let quiet = 0, rounds = 0; quiet < QUIET_ROUNDS && rounds < MAX_ROUNDS && !done(); rounds++) {
+      await round();
+      const [m, t] = [progress(), clock.countTimers()];
+      quiet = m === moved && t === timers ? quiet + 1 : 0;
+      [moved, timers] = [m, t];
+    }
+  };
+  // A timer at the horizon, so that the clock never jumps past it to a caller's far-off timer; not counted as work.
+  let horizon = true;
+  const sentinel = setTimeout(
+    () => {
+      horizon = false;
+    },
+    Math.max(0, untilMs - clock.now),
+  );
+  const timers = () => clock.countTimers() - (horizon ? 1 : 0);
+  try {
+    for (;;) {
+      await settle();
+      if (done()) return 'done';
+      if (clock.now >= untilMs) return 'until';
+      if (timers() === 0) {
+        // Nothing on virtual time: something real is pending (a socket), or the callers wait on nothing at all.
+        const before = progress();
+        const timeout = clock._setTimeout ?? setTimeout;
+        for (let waited = 0; waited < stallMs && progress() === before && timers() === 0 && !done(); ) {
+          await new Promise<void>((resolve) => void timeout(resolve, 10));
+          waited += 10;
+        }
+        if (progress() === before && timers() === 0 && !done())
+          throw new Error(
+            `herdless/testing: callers are still running, but nothing is scheduled on the virtual clock and nothing moved for ${stallMs} ms of real time: the code waits on something virtual time cannot reach (a real socket, a request to another host, a promise nobody settles)`,
+          );
+        continue;
+      }
+      clock.next();
+      clock.tick(0); // and every other timer due at the same virtual time
+    }
+  } finally {
+    clearTimeout(sentinel);
+  }
+}

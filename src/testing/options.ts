@@ -1,0 +1,205 @@
+import { nearest } from '../nearest';
+import { fail, finite, onlyKnown, optionalFn, or } from '../validate';
+
+/** How the dependency fails a request during the outage. */
+export type OutageFailure = 'status' | 'reset' | 'hang';
+
+/** What the dependency does with a request over its capacity. */
+export type Overflow = 'shed' | 'queue';
+
+/** A span of virtual time during which the dependency answers `factor` times slower. */
+export interface Slowdown {
+  /** When it begins, in ms from the start. */
+  readonly fromMs: number;
+  /** When it ends, in ms from the start. */
+  readonly toMs: number;
+  /** How many times slower: the latency of a request arriving in the span is multiplied by it (>= 1). */
+  readonly factor: number;
+}
+
+/** What each caller's function gets: how to reach the simulated dependency. */
+export interface HerdContext {
+  /** The dependency's base URL, `http://dependency.herd.test/` by default: global fetch, axios and got reach it. */
+  readonly url: string;
+  /** A fetch that reaches the dependency directly, without interception (the fastest way in). */
+  readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  /** This caller's index, 0 to `clients - 1`. */
+  readonly client: number;
+}
+
+/** The code under test: one call, with its retries, made by each caller once. */
+export type HerdCall = (context: HerdContext) => unknown;
+
+/** {@link herd}'s options; every field but the call is optional. */
+export interface HerdOptions {
+  /** A name for the code under test, the row's `strategy` in the report. Default: the function's name, else `'code'`. */
+  readonly name?: string;
+  /** Concurrent callers, each making one call of `call`. Default 200. */
+  readonly clients?: number;
+  /** The callers' first calls are spread uniformly over this window, in ms. Default 0: all start together. */
+  readonly startWindowMs?: number;
+  /** The dependency fails every request arriving before this time, in ms. Default 1,000. */
+  readonly outageMs?: number;
+  /** How it fails them: `'status'` (a 503, default), `'reset'` (ECONNRESET) or `'hang'` (no answer; see `hangMs`). */
+  readonly outageFailure?: OutageFailure;
+  /** A request that hangs is reset after this long, in ms, unless its caller gave up first. Default 30,000. */
+  readonly hangMs?: number;
+  /** After the outage the dependency serves this many requests per `capacityWindowMs`. Default 20. */
+  readonly capacity?: number;
+  /** The window `capacity` counts in, in ms; also the width of a load bucket in the report. Default 100. */
+  readonly capacityWindowMs?: number;
+  /** Beyond capacity: `'shed'` answers 503 at once (default); `'queue'` serves it in the next window with room. */
+  readonly overflow?: Overflow;
+  /** After the outage, the share of served requests that fail with a 503 anyway, in [0, 1]. Default 0. */
+  readonly failureRate?: number;
+  /** A span with slower answers. Default: none. */
+  readonly slowdown?: Slowdown;
+  /** The dependency answers |Normal(latencyMs, latencyMs / 5)| ms after a request arrives. Default 20. */
+  readonly latencyMs?: number;
+  /**
+   * The wait the dependency names during the outage, in ms: it answers 429 with this `Retry-After` instead of 503.
+   * Default 0: no Retry-After.
+   */
+  readonly retryAfterMs?: number;
+  /** The run ends here, in virtual ms: callers still running are counted as given up (`'unfinished'`). Default 120,000. */
+  readonly untilMs?: number;
+  /**
+   * Intercept global `fetch` and `node:http`/`https` (axios, got) for requests to `url` (needs the optional peer
+   * `@mswjs/interceptors` 0.41). Default `true`; `false` when the code only uses the context's `fetch`.
+   */
+  readonly intercept?: boolean;
+  /** Replace `Math.random` with the seeded generator during the run, so jittered code repeats. Default `true`. */
+  readonly seedRandom?: boolean;
+  /** The dependency's base URL. Default `'http://dependency.herd.test/'`. */
+  readonly url?: string;
+  /** Whether a call's result counts as a success. Default: a `status`/`statusCode` in 200-399, else any value. */
+  readonly isSuccess?: (value: unknown) => boolean;
+  /** The seed: the same seed gives the same report for the same code. Default 1. */
+  readonly seed?: number;
+}
+
+/** The settings a run used, defaults filled in: `settings` in the report. */
+export interface HerdSettings {
+  readonly clients: number;
+  readonly startWindowMs: number;
+  readonly outageMs: number;
+  readonly outageFailure: OutageFailure;
+  readonly hangMs: number;
+  readonly capacity: number;
+  readonly capacityWindowMs: number;
+  readonly overflow: Overflow;
+  readonly failureRate: number;
+  readonly slowdown: Slowdown | null;
+  readonly latencyMs: number;
+  readonly retryAfterMs: number;
+  readonly untilMs: number;
+  readonly intercept: boolean;
+  readonly seedRandom: boolean;
+  readonly url: string;
+  readonly seed: number;
+}
+
+const KNOWN = new Set([
+  'name',
+  'clients',
+  'startWindowMs',
+  'outageMs',
+  'outageFailure',
+  'hangMs',
+  'capacity',
+  'capacityWindowMs',
+  'overflow',
+  'failureRate',
+  'slowdown',
+  'latencyMs',
+  'retryAfterMs',
+  'untilMs',
+  'intercept',
+  'seedRandom',
+  'url',
+  'isSuccess',
+  'seed',
+]);
+
+function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[], fallback: T): T {
+  const v = or(value, fallback);
+  if (!allowed.includes(v)) fail(TypeError, name, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, v);
+  return v;
+}
+
+function flag(name: string, value: boolean | undefined, fallback: boolean): boolean {
+  const v = or(value, fallback);
+  if (typeof v !== 'boolean') fail(TypeError, name, 'true or false', v);
+  return v;
+}
+
+function integer(name: string, value: number | undefined, fallback: number, min: number): number {
+  const v = finite(name, or(value, fallback), min, `an integer >= ${min}`);
+  if (!Number.isInteger(v)) fail(RangeError, name, `an integer >= ${min}`, v);
+  return v;
+}
+
+function slowdownOf(value: Slowdown | undefined): Slowdown | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'object' || value === null) fail(TypeError, 'slowdown', '{ fromMs, toMs, factor }', value);
+  onlyKnown(value, new Set(['fromMs', 'toMs', 'factor']), 'slowdown');
+  const fromMs = finite('slowdown.fromMs', value.fromMs, 0);
+  const toMs = finite('slowdown.toMs', value.toMs, fromMs, `a finite number >= slowdown.fromMs (${fromMs})`);
+  const factor = finite('slowdown.factor', value.factor, 1);
+  return { fromMs, toMs, factor };
+}
+
+function urlOf(value: string | undefined): string {
+  const v = or(value, 'http://dependency.herd.test/');
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof v === 'string' ? new URL(v) : undefined;
+  } catch {}
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    fail(TypeError, 'url', 'an absolute http: or https: URL', v);
+  return parsed.href;
+}
+
+/** Checks {@link HerdOptions} into settings: a TypeError or RangeError naming the first bad option. */
+export function resolveOptions(options: HerdOptions): {
+  settings: HerdSettings;
+  name: string | undefined;
+  isSuccess: (value: unknown) => boolean;
+} {
+  if (typeof options !== 'object' || options === null) fail(TypeError, 'herd options', 'an object', options);
+  onlyKnown(options, KNOWN, 'herd', (key) => nearest(key, KNOWN));
+  const name = options.name;
+  if (name !== undefined && (typeof name !== 'string' || name === ''))
+    fail(TypeError, 'name', 'a non-empty string', name);
+  const capacityWindowMs = finite('capacityWindowMs', or(options.capacityWindowMs, 100), 1);
+  const outageMs = finite('outageMs', or(options.outageMs, 1_000), 0);
+  const settings: HerdSettings = {
+    clients: integer('clients', options.clients, 200, 1),
+    startWindowMs: finite('startWindowMs', or(options.startWindowMs, 0), 0),
+    outageMs,
+    outageFailure: oneOf('outageFailure', options.outageFailure, ['status', 'reset', 'hang'], 'status'),
+    hangMs: finite('hangMs', or(options.hangMs, 30_000), 0),
+    capacity: integer('capacity', options.capacity, 20, 1),
+    capacityWindowMs,
+    overflow: oneOf('overflow', options.overflow, ['shed', 'queue'], 'shed'),
+    failureRate: finite('failureRate', or(options.failureRate, 0), 0, 'a number in [0, 1]'),
+    slowdown: slowdownOf(options.slowdown),
+    latencyMs: finite('latencyMs', or(options.latencyMs, 20), 0),
+    retryAfterMs: finite('retryAfterMs', or(options.retryAfterMs, 0), 0),
+    untilMs: finite('untilMs', or(options.untilMs, 120_000), outageMs, `a finite number >= outageMs (${outageMs})`),
+    intercept: flag('intercept', options.intercept, true),
+    seedRandom: flag('seedRandom', options.seedRandom, true),
+    url: urlOf(options.url),
+    seed: integer('seed', options.seed, 1, 0),
+  };
+  if (settings.failureRate > 1) fail(RangeError, 'failureRate', 'a number in [0, 1]', settings.failureRate);
+  return { settings, name, isSuccess: optionalFn('isSuccess', options.isSuccess) ?? isSuccessful };
+}
+
+/** The default judge of a call's result: a `status` or `statusCode` (fetch, axios, got) in 200-399, else any value. */
+export function isSuccessful(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  const { status, statusCode } = value as { status?: unknown; statusCode?: unknown };
+  const code = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : undefined;
+  return code === undefined || (code >= 200 && code < 400);
+}
