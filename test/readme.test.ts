@@ -98,7 +98,7 @@ describe('README examples run', () => {
       [...text.matchAll(/(?:<!-- ([^\n]*?) -->\n)?```(ts|js|typescript|javascript|vue)\n/g)]
         .filter(
           (m) =>
-            !/^(example|example-file: \S+|audit-example|eslint-config-example|eslint-config-ts-example)$/.test(
+            !/^(example|example-file: \S+|herd-example|audit-example|eslint-config-example|eslint-config-ts-example)$/.test(
               m[1] ?? '',
             ),
         )
@@ -112,10 +112,9 @@ describe('README examples run', () => {
       [...text.matchAll(/<!-- example-file: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => [file, m[1], m[2]]),
     ),
   )('%s shows %s as it is in the suite', (_, path, code) => {
-    const source = readFileSync(join(root, path as string), 'utf8').replaceAll(
-      /from '(\.\.\/)+src\/index'/g,
-      "from 'herdless'",
-    );
+    const source = readFileSync(join(root, path as string), 'utf8')
+      .replaceAll(/from '(\.\.\/)+src\/index'/g, "from 'herdless'")
+      .replaceAll(/from '(\.\.\/)+src\/testing\/index'/g, "from 'herdless/testing'");
     expect(code).toBe(source);
   });
 
