@@ -81,6 +81,9 @@ JSON
 for ext in mts cts; do
   cat >"$( [ $ext = mts ] && echo esm || echo cjs ).$ext" <<'TS'
 import { createPolicy, type Fetch, givenUp, retryingFetch, type StopReason } from 'herdless';
+import type { HerdContext } from 'herdless/testing';
+// herdless/testing's types compile without the DOM library too (review: its fetch named RequestInfo)
+export const viaHerd = (context: HerdContext): Promise<Response> => context.fetch(new URL(context.url));
 const fetchWithRetry: Fetch = retryingFetch({ ...createPolicy({ maxAttempts: 3 }), attemptHeader: 'X-Attempt' });
 export async function items(): Promise<unknown> {
   const res = await fetchWithRetry(new URL('http://127.0.0.1/'), { method: 'POST' });

@@ -146,11 +146,19 @@ export function isNetworkError(error: unknown): boolean {
   }
 }
 
+/** The causes undici gives a `fetch failed` it refused before sending anything, and would refuse again. */
+const REFUSED_LOCALLY: ReadonlySet<string> = /* @__PURE__ */ new Set(['unknown scheme', 'bad port']);
+
 function networkError(error: unknown): boolean {
   let current = error;
   for (let depth = 0; depth <= MAX_CAUSE_DEPTH && isObject(current); depth++) {
     if (NETWORK_CODES.has(current.code as string)) return true;
-    if (current.name === 'TypeError' && FETCH_FAILURES.has(current.message as string)) return true;
+    if (current.name === 'TypeError' && FETCH_FAILURES.has(current.message as string)) {
+      // undici refuses some requests before any network: a URL scheme it cannot fetch, a port the fetch standard
+      // blocks. The same on every attempt: not a network failure.
+      const cause = current.cause;
+      return !(isObject(cause) && REFUSED_LOCALLY.has(cause.message as string));
+    }
     current = current.cause;
   }
   return false;

@@ -230,3 +230,16 @@ describe('the classifiers never throw on a hostile value', () => {
     expect(isTransient(value)).toBe(true);
   });
 });
+
+describe('a fetch failed that undici refused before any network (review)', () => {
+  it("Node's own fetch: an unknown scheme and a blocked port are permanent, a refused connection is not", async () => {
+    const scheme = await fetch('nope://x').catch((e) => e);
+    const port = await fetch('http://127.0.0.1:1/').catch((e) => e);
+    expect(scheme.message).toBe('fetch failed');
+    expect(isNetworkError(scheme)).toBe(false);
+    expect(isTransient(scheme)).toBe(false);
+    expect(isNetworkError(port)).toBe(false);
+    expect(isNetworkError(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }))).toBe(true);
+    expect(isNetworkError(new TypeError('fetch failed'))).toBe(true); // no cause: as before
+  });
+});

@@ -1,9 +1,9 @@
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RetryError, retryingFetch } from '../src/index';
+import { createRetryBudget, givenUp, RetryError, retryingFetch } from '../src/index';
 import { errorType, names, resendCountHook, telemetryFetch } from '../src/otel/index';
-import { inTurn, reply, reset, serve } from './http-server';
+import { type Handler, inTurn, reply, reset, serve } from './http-server';
 import { point, useOtel } from './otel-setup';
 
 const otel = useOtel();
@@ -169,5 +169,30 @@ describe('errorType', () => {
         expect(type.length).toBeGreaterThan(0);
       }),
     );
+  });
+});
+
+describe('telemetryFetch after the review', () => {
+  it("a give-up the budget decided is counted as 'budget' (givenUp), not guessed from available()", async () => {
+    const slow: Handler = (_, res) => setTimeout(() => reply(503)(_, res), 30);
+    const server = await serve(slow);
+    const budget = createRetryBudget({ slowMs: 5 }); // a 503 after 30 ms is slow: no retry
+    const get = telemetryFetch({ budget, baseMs: 0 }, { name: 'api', meterProvider: otel.meterProvider });
+    const res = await get(server.url);
+    expect(res.status).toBe(503);
+    expect(givenUp(res)).toBe('budget');
+    const m = await otel.collect();
+    expect(m[names.GIVE_UPS]?.points).toEqual([
+      { attributes: { ...A, 'http.request.method': 'GET', 'herdless.give_up.reason': 'budget' }, value: 1 },
+    ]);
+  });
+
+  it("reads the method of another fetch implementation's Request (undici's), as retryingFetch does", async () => {
+    const undici = await import('undici');
+    const server = await serve(reply(200));
+    const post = telemetryFetch({ fetch: undici.fetch as never }, { name: 'api', meterProvider: otel.meterProvider });
+    expect((await post(new undici.Request(server.url, { method: 'POST' }) as never)).status).toBe(200);
+    const m = await otel.collect();
+    expect(m[names.ATTEMPTS]?.points[0]?.attributes['http.request.method']).toBe('POST');
   });
 });

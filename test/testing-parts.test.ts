@@ -515,3 +515,22 @@ describe('what virtual time cannot reach', () => {
     expect(installedClock()).toBeUndefined();
   });
 });
+
+describe('a fake clock already installed that does not fake Date and performance (review)', () => {
+  it('herd() refuses it with a message that says what to fake, instead of a report on mixed times', async () => {
+    const { herd } = await import('../src/testing/herd');
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      expect(() => installedClock()).toThrow(/fakes setTimeout but not Date and performance/);
+      await expect(herd(({ url }) => fetch(url))).rejects.toThrow(/add 'Date' and 'performance' to toFake/);
+    } finally {
+      clock.uninstall();
+    }
+    const full = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    try {
+      expect(installedClock()).toBe(full);
+    } finally {
+      full.uninstall();
+    }
+  });
+});

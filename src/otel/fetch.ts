@@ -3,6 +3,8 @@ import {
   createPolicy,
   type FailureEvent,
   type Fetch,
+  type FetchInput,
+  givenUp,
   type RetryEvent,
   type RetryingFetchOptions,
   retryingFetch,
@@ -24,8 +26,12 @@ const RETRIED_STATUSES: readonly number[] = [408, 425, 429, 500, 502, 503, 504];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 
 /** A request's method, as the conventions spell it. */
-function methodOf(input: RequestInfo | URL, init: RequestInit | undefined): string {
-  const request = typeof Request === 'function' && input instanceof Request ? input : undefined;
+function methodOf(input: FetchInput, init: RequestInit | undefined): string {
+  // Any Request-like input (undici's own Request included, not only globalThis.Request), as retryingFetch reads it.
+  const request =
+    typeof input === 'object' && input !== null && !(input instanceof URL) && typeof input.method === 'string'
+      ? input
+      : undefined;
   const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
   return METHODS.has(method) ? method : '_OTHER';
 }
@@ -139,7 +145,9 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
       (response) => {
         // Resolved with a status it retries: it gave up (out of attempts, the deadline, the server's wait...).
         if (retried.has(response.status)) {
-          recordGiveUp(t, inferReason(t.policy, state.last), state.last?.attempt ?? 1, response, extra);
+          // retryingFetch knows why it stopped: givenUp() says it (the budget's refusals included), no guess needed.
+          const reason = givenUp(response) ?? inferReason(t.policy, state.last);
+          recordGiveUp(t, reason, state.last?.attempt ?? 1, response, extra);
         }
         return response;
       },

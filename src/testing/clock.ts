@@ -30,9 +30,18 @@ export const FAKED = ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterva
 /** The clock a test runner installed, if any: fake-timers marks its `setTimeout` with it. */
 export function installedClock(): VirtualClock | undefined {
   const clock = (globalThis.setTimeout as { clock?: VirtualClock }).clock;
-  return clock !== undefined && typeof clock.next === 'function' && typeof clock.countTimers === 'function'
-    ? clock
-    : undefined;
+  if (clock === undefined || typeof clock.next !== 'function' || typeof clock.countTimers !== 'function') return;
+  // The harness and the code under test read Date.now() and performance.now(): a clock that fakes the timers but
+  // not these would give a report on mixed times, silently wrong (review). Say so instead.
+  const now = clock.now;
+  const fakesDate = Date.now() === now;
+  const fakesPerformance = typeof performance === 'undefined' || 'clock' in performance; // fake-timers marks its own
+  if (!fakesDate || !fakesPerformance) {
+    throw new Error(
+      "herdless/testing: the fake clock installed fakes setTimeout but not Date and performance, which herd() and the code under test read; fake them too (vi.useFakeTimers() fakes them by default; with @sinonjs/fake-timers add 'Date' and 'performance' to toFake), or uninstall it and let herd() install its own",
+    );
+  }
+  return clock;
 }
 
 /** Loads the optional peer @sinonjs/fake-timers and installs a clock at time 0, or explains how to get it. */

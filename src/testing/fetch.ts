@@ -1,3 +1,4 @@
+import type { FetchInput } from '../http/fetch';
 import { type Exchange, resetError, toResponse } from './exchange';
 
 /**
@@ -7,7 +8,7 @@ import { type Exchange, resetError, toResponse } from './exchange';
  * only dependency is the simulated one.
  */
 export function directFetch(exchange: Exchange, origin: string) {
-  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  return async (input: FetchInput, init?: RequestInit): Promise<Response> => {
     // No Request is built: undici's constructor would cost more than the rest of the trip.
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!url.startsWith(origin) || new URL(url).origin !== origin)

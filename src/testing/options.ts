@@ -1,3 +1,4 @@
+import type { FetchInput } from '../http/fetch';
 import { nearest } from '../nearest';
 import { fail, finite, onlyKnown, optionalFn, or } from '../validate';
 
@@ -22,7 +23,7 @@ export interface HerdContext {
   /** The dependency's base URL, `http://dependency.herd.test/` by default: global fetch, axios and got reach it. */
   readonly url: string;
   /** A fetch that reaches the dependency directly, without interception (the fastest way in). */
-  readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  readonly fetch: (input: FetchInput, init?: RequestInit) => Promise<Response>;
   /** This caller's index, 0 to `clients - 1`. */
   readonly client: number;
 }
