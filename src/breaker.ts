@@ -193,7 +193,7 @@ export class CircuitOpenError extends Error {
   readonly remainingMs: number;
 
   /**
-   * @param remainingMs - {@link remainingMs}.
+   * @param remainingMs - {@link CircuitOpenError.remainingMs}.
    * @param halfOpen - Whether the breaker is half-open with every probe slot taken (the message says so), rather than
    *   open. Default `false`.
    */

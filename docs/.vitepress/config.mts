@@ -54,6 +54,7 @@ export default defineConfig({
           { text: 'Protecting the dependency', link: '/guide/protecting' },
           { text: 'Protection: the single runs', link: '/protection' },
           { text: 'Testing your code', link: '/guide/testing' },
+          { text: 'Test your retries under a herd', link: '/testing-herd' },
           { text: 'Coming from other libraries', link: '/guide/migrating' },
           { text: 'The CLI: simulate and audit', link: '/guide/cli' },
           { text: 'Which jitter to pick', link: '/guide/jitter' },
