@@ -37,8 +37,8 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
   if (typeof call !== 'function') throw new TypeError(`herdless: herd's call must be a function, got ${typeof call}`);
   const { settings: s, name, isSuccess } = resolveOptions(options);
   if (running) throw new Error('herdless/testing: a herd is already running: await it before starting another');
+  const own = installedClock() === undefined; // may throw (a clock that leaves Date real): before `running` is set
   running = true;
-  const own = installedClock() === undefined;
   let clock: VirtualClock | undefined;
   let release: (() => void) | undefined;
   const random = Math.random;
@@ -96,9 +96,9 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
       () => dependency.server.received + exchange.settled + finished,
       origin + s.untilMs,
     );
-    if (ended === 'until') {
-      gaveUpWith.unfinished = n - finished;
-      lastFinishMs = s.untilMs;
+    if (ended !== 'done') {
+      gaveUpWith.unfinished = n - finished; // still running at untilMs, or waiting on what never comes
+      lastFinishMs = ended === 'until' ? s.untilMs : clock.now - origin;
     }
     const figures = summarize(
       name ?? (call.name || 'code'),
