@@ -5,11 +5,14 @@ import { herd } from '../src/testing/herd';
 
 describe('a caller that never settles among callers that do (review)', () => {
   it('is reported as unfinished, with every other caller figured: the report is not lost', async () => {
-    const report = await herd(({ url, client }) => (client === 0 ? new Promise<Response>(() => {}) : fetch(url)), {
-      clients: 3,
-      outageMs: 0,
-      intercept: false,
-    } as never).catch((e: unknown) => e);
+    const report = await herd(
+      ({ url, client, fetch: reach }) => (client === 0 ? new Promise<Response>(() => {}) : reach(url)),
+      {
+        clients: 3,
+        outageMs: 0,
+        intercept: false,
+      } as never,
+    ).catch((e: unknown) => e);
     expect(report).not.toBeInstanceOf(Error);
     const [figures] = (report as { results: { gaveUpWith: Record<string, number>; succeeded: number }[] }).results;
     expect(figures?.gaveUpWith.unfinished).toBe(1);
