@@ -169,8 +169,10 @@ async function loop<T>(
   // it. Written out rather than shared with the simulator's copy: a helper costs { retry } 15 B gzipped.
   const pass = ((p.breaker ?? p.budget) as Guard | undefined)?.open(p.budget as Guard | undefined);
   let end: Settle = RELEASE;
-  let successMs = 0;
-  let successAllowedMs = Infinity;
+  // The last attempt's own start, duration and allowed time (what a budget reads); the success's, at the call's end.
+  let fromMs = 0;
+  let tookMs = 0;
+  let allowedMs = Infinity;
 
   try {
     for (; ; attempt++) {
@@ -178,8 +180,8 @@ async function loop<T>(
       let context: Attempt | undefined;
       let outcome: unknown = failure;
       let failed = handed; // the first attempt, made and failed in retry()
-      let fromMs = startedMs; // when the attempt itself started (after the breaker let it through)
-      let tookMs = 0;
+      fromMs = startedMs; // when the attempt itself started (after the breaker let it through)
+      tookMs = 0;
       if (handed) handed = false;
       else {
         // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
@@ -193,10 +195,9 @@ async function loop<T>(
         if (watch !== undefined) watch.current = context;
         // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
         if (guarded && pass !== undefined) fromMs = now() - start;
+        allowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
         try {
-          outcome = await (guarded
-            ? guard(Math.min(attemptTimeoutMs, timeoutMs - fromMs), watch, p.unref, fn, context, start + fromMs)
-            : fn(context));
+          outcome = await (guarded ? guard(allowedMs, watch, p.unref, fn, context, start + fromMs) : fn(context));
         } catch (error) {
           failed = true;
           outcome = error;
@@ -229,12 +230,7 @@ async function loop<T>(
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
           lastFailed = false;
-          end = SUCCESS;
-          if (pass !== undefined) {
-            // How fast it answered, of the time it had: a budget reads a slow success as the dependency queueing.
-            successMs = tookMs;
-            successAllowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
-          }
+          end = SUCCESS; // settled below with this attempt's tookMs and allowedMs: a slow success reads as queueing
           break;
         }
       }
@@ -269,10 +265,7 @@ async function loop<T>(
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
         // which says nothing of it (the finally releases it, as for a permanent error or an abort).
         // With how long the attempt took of the time it had: what tells a budget the dependency is queueing.
-        if (timedOut || !byDeadline) {
-          const allowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
-          reason = pass?.settle(FAILURE, undefined, timedOut ? Infinity : tookMs, allowedMs);
-        }
+        if (timedOut || !byDeadline) reason = pass?.settle(FAILURE, undefined, timedOut ? Infinity : tookMs, allowedMs);
         if (!byDeadline) {
           retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
           decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
@@ -320,7 +313,7 @@ async function loop<T>(
     watch?.release();
     // A success is counted; an attempt that ended saying nothing of the dependency is released; a retry the budget paid
     // for that never started (the call stopped, an abort, the deadline, onRetry, the breaker) is refunded.
-    pass?.settle(end, undefined, successMs, successAllowedMs);
+    pass?.settle(end, undefined, tookMs, allowedMs);
   }
 
   // An abort from inside a hook that ran after the last check (retryAfter, random, a budget's or breaker's clock or
