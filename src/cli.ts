@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { audit, usageMessage } from './audit/audit';
+import { nearest } from './nearest';
 import {
   contentionTable,
   formatMs,
@@ -36,9 +37,26 @@ const withOldRule = (name: StrategyName): Strategy[] => [
   { name: `${name}*`, policy: STRATEGIES[name], retryAfter: 'floor-plus-backoff' },
 ];
 
+/** `herdless --help` (and `herdless` alone): the commands first, each command's flags under its own --help. */
+export const COMMANDS_USAGE = `Usage: herdless <command> [flags]
+
+Commands:
+  simulate                      many clients retrying against one server, on virtual time: compare retry
+                                strategies through an outage, an overload or a partial failure
+                                (flags: herdless simulate --help)
+  audit [paths...]              find hand-written retry loops in your code (flags: herdless audit --help)
+
+  -h, --help                    show this help
+  -v, --version                 print the version
+
+Exit codes: 0 done, 2 a bad command line; each command's own in its --help.
+`;
+
+/** The commands {@link COMMANDS_USAGE} lists, for an unknown one's "did you mean". */
+const COMMANDS = ['simulate', 'audit'] as const;
+
+/** `herdless simulate --help`: the simulator's flags. */
 export const USAGE = `Usage: herdless simulate [flags]
-       herdless audit [paths...] [--json]   find hand-written retry loops (see herdless audit --help)
-       herdless --version | --help
 
 Simulates many clients retrying against one server, on virtual time, and compares retry strategies.
 Durations take a unit: ms or s (250ms, 4s, 1.5s). Each flag is given once.
@@ -252,7 +270,8 @@ function runOrExplain(args: readonly string[], io: Io): number {
       return 1;
     }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`herdless: ${usageMessage(error as Error)} (see herdless --help)\n`);
+      const help = args.includes('simulate') ? 'herdless simulate --help' : 'herdless --help';
+      io.err(`herdless: ${usageMessage(error as Error)} (see ${help})\n`);
       return 2;
     }
     // What the checks before the run cannot foresee: a run that outgrew the simulator's memory limits as it went (a
@@ -366,12 +385,14 @@ function run(args: readonly string[], io: Io): number {
     return 0;
   }
   if (values.help || args.length === 0) {
-    io.out(USAGE);
+    io.out(positionals[0] === 'simulate' ? USAGE : COMMANDS_USAGE);
     return 0;
   }
   if (positionals[0] !== 'simulate' || positionals.length > 1) {
+    if (positionals.length === 0) throw new UsageError('missing command: simulate or audit');
+    const guess = positionals.length === 1 ? nearest(positionals[0] as string, COMMANDS) : undefined;
     throw new UsageError(
-      positionals.length === 0 ? 'missing command: simulate' : `unknown command '${positionals.join(' ')}'`,
+      `unknown command '${positionals.join(' ')}'${guess ? ` (did you mean ${guess}?)` : ''}: the commands are simulate and audit`,
     );
   }
   const scenario = values.scenario ?? 'outage';
@@ -705,7 +726,7 @@ export function start(args: readonly string[], std: Std): Promise<number> {
 
 /* c8 ignore start -- the process wiring; start() and main() are what the tests drive */
 const invokedDirectly =
-  process.argv[1] !== undefined && /(?:^|[\\/])(?:cli\.(?:ts|js|cjs)|herdless)$/.test(process.argv[1]);
+  process.argv[1] !== undefined && /(?:^|[\\/])(?:cli\.(?:ts|js|cjs)|herdless(?:\.js)?)$/.test(process.argv[1]);
 if (invokedDirectly) {
   void start(process.argv.slice(2), {
     stdout: process.stdout,

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import {
   closeSync,
+  copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -15,7 +17,7 @@ import { Writable } from 'node:stream';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_USAGE } from '../src/audit/audit';
-import { main, packageVersion, parseCapacity, parseDuration, start, USAGE } from '../src/cli';
+import { COMMANDS_USAGE, main, packageVersion, parseCapacity, parseDuration, start, USAGE } from '../src/cli';
 
 function run(...args: string[]) {
   const out: string[] = [];
@@ -104,10 +106,34 @@ describe('herdless simulate', () => {
     expect(json.results).toHaveLength(5);
   });
 
-  it('prints help, also when run with nothing', () => {
-    expect(run('--help')).toMatchObject({ code: 0, out: USAGE });
-    expect(run()).toMatchObject({ code: 0, out: USAGE, err: '' });
-    expect(run('simulate', '-h').out).toContain('--scenario outage|contention');
+  it('prints help, also when run with nothing: the commands first, each command its flags under its own --help', () => {
+    expect(run('--help')).toMatchObject({ code: 0, out: COMMANDS_USAGE });
+    expect(run()).toMatchObject({ code: 0, out: COMMANDS_USAGE, err: '' });
+    expect(run('-h')).toMatchObject({ code: 0, out: COMMANDS_USAGE });
+    expect(COMMANDS_USAGE).toMatch(
+      /^Usage: herdless <command> \[flags\]\n\nCommands:\n {2}simulate .*\n(?: .*\n)* {2}audit /,
+    );
+    expect(COMMANDS_USAGE).not.toContain('--scenario');
+    expect(run('simulate', '-h')).toMatchObject({ code: 0, out: USAGE });
+    expect(run('simulate', '--help').out).toMatch(/^Usage: herdless simulate \[flags\]\n/);
+    expect(USAGE).toContain('--scenario outage|contention');
+  });
+
+  it.each([
+    [
+      'simulat',
+      "herdless: unknown command 'simulat' (did you mean simulate?): the commands are simulate and audit (see herdless --help)\n",
+    ],
+    [
+      'audt',
+      "herdless: unknown command 'audt' (did you mean audit?): the commands are simulate and audit (see herdless --help)\n",
+    ],
+    [
+      'frobnicate',
+      "herdless: unknown command 'frobnicate': the commands are simulate and audit (see herdless --help)\n",
+    ],
+  ])('an unknown command %j names the nearest one, if any, on one line', (command, message) => {
+    expect(run(command)).toMatchObject({ code: 2, out: '', err: message });
   });
 
   it('says in the help what each strategy is, that durations need a unit, and that a flag is given once', () => {
@@ -241,7 +267,7 @@ describe('herdless simulate', () => {
     ],
     [['simulate', '--retry-after', '0ms'], "--retry-after must be longer than 0, got '0ms'"],
     [['simulate', '--scenario', 'contention', '--retry-after', '2s'], '--retry-after is for the outage scenario only'],
-    [['simulate', '--bogus'], 'herdless: unknown flag --bogus (see herdless --help)\n'],
+    [['simulate', '--bogus'], 'herdless: unknown flag --bogus (see herdless simulate --help)\n'],
     [['simulate', '--failure-rate', '0.5'], '--failure-rate is for the partial scenario only, not outage'],
     [['simulate', '--scenario', 'overload', '--duration', '5s'], '--duration is for the partial scenario only'],
     [['simulate', '--scenario', 'contention', '--instances', '5'], '--instances is for the outage, overload, partial'],
@@ -272,10 +298,13 @@ describe('herdless simulate', () => {
     [['simulate', '--seed', '1.5'], "--seed must be a positive integer, got '1.5'"],
     [['--json'], 'missing command: simulate'],
     // New-user review: Node's parseArgs wording ("Option '--outage <value>' argument missing", "... is ambiguous")
-    [['simulate', '--outage'], 'herdless: --outage needs a value: a duration like 4s or 250ms (see herdless --help)\n'],
+    [
+      ['simulate', '--outage'],
+      'herdless: --outage needs a value: a duration like 4s or 250ms (see herdless simulate --help)\n',
+    ],
     [
       ['simulate', '--outage', '--clients', '5'],
-      'herdless: --outage needs a value before --clients: a duration like 4s or 250ms (see herdless --help)\n',
+      'herdless: --outage needs a value before --clients: a duration like 4s or 250ms (see herdless simulate --help)\n',
     ],
     [
       ['simulate', '--scenario', '--json'],
@@ -286,13 +315,13 @@ describe('herdless simulate', () => {
     // New-user review: a flag given twice silently took the last value
     [
       ['simulate', '--clients', '10', '--clients', '20'],
-      "herdless: --clients given twice ('10', then '20'): give it once (see herdless --help)\n",
+      "herdless: --clients given twice ('10', then '20'): give it once (see herdless simulate --help)\n",
     ],
     [
       ['simulate', '--clients=10', '--strategies', 'full', '--clients', '10'],
       "--clients given twice ('10', then '10')",
     ],
-    [['simulate', '--json', '--json'], 'herdless: --json given twice: give it once (see herdless --help)\n'],
+    [['simulate', '--json', '--json'], 'herdless: --json given twice: give it once (see herdless simulate --help)\n'],
     [['simulate', '-h', '--help'], '--help given twice'],
   ])('%j is one clear line on stderr and exit code 2', (args, message) => {
     const { code, out, err } = run(...args);
@@ -310,7 +339,7 @@ describe('herdless simulate', () => {
       const { code, err } = run('simulate', `--${flag}`);
       expect(code, flag).toBe(2);
       expect(err, flag).toMatch(
-        new RegExp(`^herdless: --${flag} needs a value: \\S[^\n]*\\(see herdless --help\\)\n$`),
+        new RegExp(`^herdless: --${flag} needs a value: \\S[^\n]*\\(see herdless simulate --help\\)\n$`),
       );
     }
   });
@@ -446,7 +475,7 @@ describe('standard output that cannot be written (new-user review: > /dev/full p
   it("start(): output that can be written is written, and the command's code returned", async () => {
     const out: string[] = [];
     expect(await started(['--help'], collecting(out))).toEqual({ done: 0, exited: undefined });
-    expect(out.join('')).toBe(USAGE);
+    expect(out.join('')).toBe(COMMANDS_USAGE);
   });
 
   it('the help and the docs give exit code 4, for both commands', () => {
@@ -487,7 +516,36 @@ describe('the built package, and its command as a process', () => {
     expect(files).toContain('simulate.cjs');
     expect(files.filter((f) => f.startsWith('cli.'))).toEqual(['cli.js']);
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    expect(pkg.bin).toEqual({ herdless: './dist/cli.js' });
+    expect(pkg.bin).toEqual({ herdless: './bin/herdless.js' });
+    expect(pkg.files).toContain('bin');
+  });
+
+  /** Runs bin/herdless.js from a copy beside `root`'s dist/, as `npx herdless` does through node_modules/.bin. */
+  const spawnBin = (root: string, args: string[]) => {
+    mkdirSync(join(root, 'bin'), { recursive: true });
+    copyFileSync(new URL('../bin/herdless.js', import.meta.url), join(root, 'bin', 'herdless.js'));
+    return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(root, 'bin', 'herdless.js'), ...args]);
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.on('close', (code) => resolve({ code, out, err }));
+    });
+  };
+
+  it('the bin runs the built command once, and in a clone that is not built says to build first, on one line', async () => {
+    expect(await spawnBin(dir, ['--version'])).toEqual({ code: 0, out: '7.8.9-test\n', err: '' });
+    const unbuilt = mkdtempSync(join(tmpdir(), 'herdless-unbuilt-'));
+    try {
+      expect(await spawnBin(unbuilt, ['simulate'])).toEqual({
+        code: 1,
+        out: '',
+        err: 'herdless: not built yet: run `npm run build` first (or, without building, `npm run simulate -- --help`)\n',
+      });
+    } finally {
+      rmSync(unbuilt, { recursive: true, force: true });
+    }
   });
 
   it('reads its version from the package.json above it', async () => {
