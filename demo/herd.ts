@@ -10,12 +10,22 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { formatMs, svgChart, table, terminalChart } from '../src/simulate/index';
+import { DEMO_USAGE, type DemoArgs, parseDemoArgs } from './args';
 import { type ActRun, runAct } from './run-demo';
 import { type Act, acts, type DemoFigures, demoSettings, QUICK } from './settings';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, svg: { type: 'string' } } });
+let values: DemoArgs;
+try {
+  values = parseDemoArgs(process.argv.slice(2));
+} catch (error) {
+  console.error(`demo: ${(error as Error).message} (see npm run demo -- --help)`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(DEMO_USAGE);
+  process.exit(0);
+}
 const options = values.quick ? QUICK : {};
 const s = demoSettings(options);
 const svgPath = resolve(values.svg ?? 'herdless-demo.svg');
