@@ -257,8 +257,10 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       retryOptions.shouldRetryResult,
     );
   }
-  // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?).
+  // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?);
+  // not shouldRetryResult, which it refuses (above).
   const known: ReadonlySet<string> = new Set([...OWN_OPTIONS, ...KNOWN]);
+  known.delete('shouldRetryResult');
   onlyKnown(options, known, 'retryingFetch', (key) => suggest(key, known));
   const policy = createPolicy<Response>({ ...rest, shouldRetryResult: undefined });
   optionalFn('fetch', fetch);
