@@ -29,6 +29,7 @@ import {
   terminalChart,
 } from './simulate/index';
 import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './simulate/limits';
+import { outageRefusals } from './simulate/report';
 import { STRATEGIES, type Strategy, type StrategyName } from './simulate/strategies';
 
 /** A built-in strategy, then the same policy under the old Retry-After rule, starred, side by side. */
@@ -532,7 +533,10 @@ function run(args: readonly string[], io: Io): number {
       told +
       `each client: max ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'}${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
   );
-  io.out(`${outageTable(result.results, capacity)}\n\n${terminalChart(series, chart)}\n`);
+  const refusals = outageRefusals(result.results);
+  io.out(
+    `${outageTable(result.results, capacity)}\n${refusals ? `\n${refusals}\n` : ''}\n${terminalChart(series, chart)}\n`,
+  );
   if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);
   return 0;
 }
@@ -611,6 +615,14 @@ function runOverload(
   endProgress();
   const s = result.settings;
   const series = result.results.map((r) => ({ name: r.strategy, load: r.load }));
+  // The SVG's panels say what the calls got, beside the requests drawn: an empty span (a breaker's break) is refusals.
+  const panels = result.results.map((r) => ({
+    name: r.strategy,
+    load: r.load,
+    note:
+      `goodput ${(r.goodput * 100).toFixed(1)}%, recovery ${r.recoveryMs === null ? 'never' : formatMs(r.recoveryMs)}` +
+      (r.refused + r.budgetStops > 0 ? `, ${r.refused + r.budgetStops} refused` : ''),
+  }));
   const blip =
     scenario === 'partial'
       ? `${s.slowdownMs / 1_000} s of ${+(s.failureRate * 100).toFixed(2)}% of what it serves failing (fast 503s)`
@@ -629,7 +641,7 @@ function runOverload(
     writeOutput(
       io,
       values.svg as string,
-      svgChart(series, {
+      svgChart(panels, {
         ...chart,
         title: `${scenario === 'partial' ? 'Partial failure' : 'Overload'}: ${s.load * 100}% of ${s.capacity}/s${fleet(s.instances)}, ${blip}, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}`,
       }),

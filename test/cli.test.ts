@@ -18,6 +18,7 @@ import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_USAGE } from '../src/audit/audit';
 import { COMMANDS_USAGE, main, packageVersion, parseCapacity, parseDuration, start, USAGE } from '../src/cli';
+import { formatMs } from '../src/simulate/chart';
 
 function run(...args: string[]) {
   const out: string[] = [];
@@ -135,6 +136,39 @@ describe('herdless simulate', () => {
   ])('an unknown command %j names the nearest one, if any, on one line', (command, message) => {
     expect(run(command)).toMatchObject({ code: 2, out: '', err: message });
   });
+
+  it('the outage with a budget or breaker shows refused, and what failing fast bought and cost', () => {
+    const { code, out } = run('simulate', '--clients', '200', '--strategies', 'full,full+budget');
+    expect(code).toBe(0);
+    const json = JSON.parse(run('simulate', '--clients', '200', '--strategies', 'full,full+budget', '--json').out);
+    const [full, budget] = json.results;
+    expect(budget.refused).toBeGreaterThan(0);
+    expect(full.refused).toBe(0);
+    expect(out).toMatch(/strategy +requests +ampl\. +peak\/100 +last done +gave up +refused +p50 ok/);
+    expect(out).toMatch(new RegExp(`\\nfull\\+budget +${budget.requests} .* ${budget.gaveUp} +${budget.refused} `));
+    expect(out).toContain(
+      `full+budget: ${budget.refused} of ${budget.gaveUp} calls that gave up were refused (fail-fast):\n` +
+        `  bought: the server got ${budget.requests} requests instead of ${full.requests} (full);`,
+    );
+    expect(out).toContain(`  cost: ${budget.succeeded} calls succeeded, against ${full.succeeded} for full,`);
+    // Without a protection: no column, no note.
+    expect(run('simulate', '--clients', '200', '--strategies', 'full').out).not.toContain('refused');
+  });
+
+  it("the overload SVG's panels give each strategy's goodput, recovery and refusals beside its requests", () => {
+    const args = ['simulate', '--scenario', 'overload', '--strategies', 'full,full+breaker'];
+    const { files } = run(...args, '--svg', 'o.svg');
+    const json = JSON.parse(run(...args, '--json').out);
+    const svg = files.get('o.svg') as string;
+    expect(json.results.some((r: { refused: number }) => r.refused > 0)).toBe(true);
+    for (const r of json.results) {
+      const refused = r.refused + r.budgetStops;
+      const recovery = r.recoveryMs === null ? 'never' : formatMs(r.recoveryMs);
+      const note = `goodput ${(r.goodput * 100).toFixed(1)}%, recovery ${recovery}${refused > 0 ? `, ${refused} refused` : ''}<`;
+      expect(svg).toContain(`>${r.strategy}: peak `);
+      expect(svg).toContain(note);
+    }
+  }, 60_000);
 
   it('says in the help what each strategy is, that durations need a unit, and that a flag is given once', () => {
     expect(USAGE).toMatch(/Each flag is given once\./);

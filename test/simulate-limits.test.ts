@@ -49,7 +49,7 @@ describe('the charts over millions of windows (a stack overflow in Math.max(...)
     const points = (/points="([^"]*)"/.exec(svg) as RegExpExecArray)[1]?.split(' ') ?? [];
     expect(points.length).toBeLessThanOrEqual(10_000);
     expect(points.length).toBeGreaterThan(5_000);
-    expect(svg).toContain('full (peak 900, clipped)');
+    expect(svg).toContain('>full: peak 0 after the outage; 900 before its end (clipped)<');
   });
 
   it('property: a line of up to 10,000 windows has a point per window; a longer one, its peaks in at most 10,000', () => {

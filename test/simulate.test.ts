@@ -4,6 +4,7 @@ import { postBackoff } from '../src/simulate/contention';
 import {
   type ContentionPoint,
   OutageServer,
+  outageTable,
   percentile,
   resolveStrategy,
   STRATEGIES,
@@ -372,7 +373,10 @@ describe('charts', () => {
     expect(svg).toContain('requests per 100 ms');
     expect(svg).toContain('capacity 100');
     expect(svg).toContain('a &lt;b&gt; &amp; c');
-    expect(svg).toContain('burst (peak 9000, clipped)'); // the shared scale stops at 4x capacity
+    // The shared scale stops at 4x capacity; the burst is before the outage's end, named apart from the peak after.
+    expect(svg).toContain('burst: peak 0 after the outage; 9000 before its end (clipped)');
+    expect(svg).toContain('>fixed: peak 450 after the outage<'); // under the scale's top, 500
+    expect(svg).toContain('>full: peak 60 after the outage<');
     const panels = series.length + 1;
     expect(svg.match(/<polyline/g)).toHaveLength(panels);
     expect(svg.match(/stroke-dasharray="6 4"/g)).toHaveLength(panels); // a capacity line in each
@@ -398,5 +402,46 @@ describe('charts', () => {
     expect(Number(x)).toBeCloseTo(70 + 866 * 0.4, 0);
     expect(Number(width)).toBeCloseTo(866 * 0.2, 0);
     expect(svg).toContain('cut at 5.0 s; runs last to 10 s');
+  });
+
+  it("an outage SVG's panel titles give the peak after the outage, the figure the table's peak/N gives", () => {
+    const { results, settings } = simulateOutage({ clients: 300, strategies: ['fixed', 'full'] });
+    const svg = svgChart(
+      results.map((r) => ({ name: r.strategy, load: r.load })),
+      { windowMs: settings.capacityWindowMs, capacity: settings.capacity, outageMs: settings.outageMs },
+    );
+    const titles = [...svg.matchAll(/font-weight="bold">([^<]*)</g)].map((m) => m[1]);
+    for (const r of results) {
+      const title = titles.find((t) => t?.startsWith(`${r.strategy}: `)) as string;
+      expect(title).toMatch(new RegExp(`^${r.strategy}: peak ${r.peakAfterOutage} after the outage`));
+      expect(outageTable(results, settings.capacity)).toMatch(
+        new RegExp(`\\n${r.strategy} .* ${r.peakAfterOutage} \\(`),
+      );
+    }
+    // The first wave, at 0 s, is over every later peak here: naming it as the peak contradicted the table.
+    expect(Math.max(...(results[1]?.load.slice(0, 10) ?? []))).toBeGreaterThan(results[1]?.peakAfterOutage as number);
+  });
+
+  it("a series' note follows its panel's title", () => {
+    const svg = svgChart([{ name: 'a', load: [50, 50], note: 'goodput 80.0%' }], { windowMs: 100, capacity: 100 });
+    expect(svg).toContain('>a; goodput 80.0%<');
+  });
+
+  it('a run that ends inside the outage is drawn to the outage end, its marker in range and its axis labels apart', () => {
+    const text = terminalChart([{ name: 'immediate', load: [5, 3, 2] }], {
+      windowMs: 100,
+      capacity: 100,
+      outageMs: 4_000,
+    });
+    const lines = text.split('\n');
+    const row = lines.find((l) => l.startsWith('immediate |')) as string;
+    const columns = row.length - 'immediate |'.length - 1;
+    expect(columns).toBe(40); // 4 s of 100 ms windows, not the 3 windows with requests
+    const marker = lines.find((l) => l.includes('outage ends')) as string;
+    expect(marker.indexOf('^') - 'immediate |'.length).toBe(39);
+    expect(lines.at(-1)).toMatch(/^ +0 s +4\.0 s$/);
+    // A run shorter than its labels: still a space between them (it printed `0 s300 ms`).
+    const short = terminalChart([{ name: 'a', load: [5, 3, 2] }], { windowMs: 100, capacity: 100 });
+    expect(short.split('\n').at(-1)).toBe('      0 s 300 ms');
   });
 });

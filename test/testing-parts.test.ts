@@ -258,7 +258,7 @@ describe('charts, text and assertions', () => {
     const svg = herdSvg(report([10, 10, 100]));
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(svg).toContain('Requests reaching the dependency');
-    expect(svg).toContain('loop (peak 100, clipped)');
+    expect(svg).toContain('>loop: peak 100 after the outage (clipped)<');
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
   });
 

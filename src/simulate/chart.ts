@@ -2,6 +2,8 @@
 export interface LoadSeries {
   readonly name: string;
   readonly load: readonly number[];
+  /** A few words shown after the name in the SVG panel's title (the overload's goodput, say). */
+  readonly note?: string;
 }
 
 /** What the charts need to know besides the series. */
@@ -34,11 +36,15 @@ function peakOf(values: readonly number[], floor: number, from = 0, to = values.
   return peak;
 }
 
-/** What both charts show: the outage and the 10 s after it, in windows, out of `total` windows in the run. */
+/**
+ * What both charts show: the outage and the 10 s after it, in windows, out of `total` windows in the run; a run that
+ * ended before the outage did (every client gave up inside it) is shown to the outage's end, so its marker is in range.
+ */
 function view(series: readonly LoadSeries[], options: ChartOptions): { total: number; windows: number } {
   const total = series.reduce((most, s) => Math.max(most, s.load.length), 1);
   const viewMs = options.viewMs ?? (options.outageMs ?? 0) + 10_000;
-  return { total, windows: Math.min(total, Math.ceil(viewMs / options.windowMs)) };
+  const shown = Math.max(total, Math.ceil((options.outageMs ?? 0) / options.windowMs));
+  return { total, windows: Math.min(shown, Math.ceil(viewMs / options.windowMs)) };
 }
 
 /**
@@ -72,8 +78,9 @@ export function terminalChart(series: readonly LoadSeries[], options: ChartOptio
     const column = Math.min(columns - 1, Math.floor(options.outageMs / options.windowMs / span));
     lines.push(`${''.padEnd(label)}  ${outageMarker(column, 78 - label, options.outageLabel)}`);
   }
+  // The time at the last column's end, right-aligned under it; at least a space after `0 s` on a short run.
   const end = formatMs(columns * span * options.windowMs);
-  lines.push(`${''.padEnd(label)}  0 s${end.padStart(columns - 3)}`);
+  lines.push(`${''.padEnd(label)}  0 s${end.padStart(Math.max(columns - 3, end.length + 1))}`);
   return lines.join('\n');
 }
 
@@ -133,9 +140,9 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
     const py = m.top + i * (panelH + gap);
     const y = (n: number) => py + panelH - (Math.min(n, top) / top) * panelH;
     const color = COLORS[i % COLORS.length];
-    const peak = peakOf(s.load, 0, 0, windows);
-    const clip = peak > top ? ` (peak ${peak}, clipped)` : '';
-    out.push(`<text x="${m.left}" y="${py - 6}" font-weight="bold">${xml(s.name)}${clip}</text>`);
+    out.push(
+      `<text x="${m.left}" y="${py - 6}" font-weight="bold">${xml(panelTitle(s, options, windows, top))}</text>`,
+    );
     if (options.outageMs !== undefined && options.outageMs > 0) {
       const from = x(options.outageFromMs ?? 0);
       out.push(
@@ -174,6 +181,26 @@ export function svgChart(series: readonly LoadSeries[], options: ChartOptions): 
   }
   out.push('</svg>');
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * A panel's title: the name; with an outage, the peak after it, as the figures table's `peak/N` gives it (the first
+ * wave, before the outage ends, named apart when it is clipped); then the series' note.
+ */
+function panelTitle(s: LoadSeries, options: ChartOptions, windows: number, top: number): string {
+  let title = s.name;
+  if (options.outageMs !== undefined && options.outageMs > 0) {
+    const firstAfter = Math.ceil(options.outageMs / options.windowMs);
+    const after = peakOf(s.load, 0, firstAfter);
+    const before = peakOf(s.load, 0, 0, Math.min(firstAfter, windows));
+    const label = options.outageLabel ?? 'outage';
+    title += `: peak ${after} after the ${label}${after > top ? ' (clipped)' : ''}`;
+    if (before > top) title += `; ${before} before its end (clipped)`;
+  } else {
+    const peak = peakOf(s.load, 0, 0, windows);
+    if (peak > top) title += ` (peak ${peak}, clipped)`;
+  }
+  return s.note ? `${title}; ${s.note}` : title;
 }
 
 /**

@@ -60,8 +60,13 @@ export interface OutageFigures {
   readonly lastFinishMs: number;
   /** Clients whose call succeeded. */
   readonly succeeded: number;
-  /** Clients that gave up (out of attempts, or past the deadline). */
+  /** Clients that gave up (out of attempts, past the deadline, or refused). */
   readonly gaveUp: number;
+  /**
+   * Of those, the calls a protection stopped: a first attempt or a retry the circuit breaker refused, or a retry the
+   * retry budget refused (0 without a budget or breaker).
+   */
+  readonly refused: number;
   /** Time from a client's first request to its success, median and 99th percentile, in ms (NaN if none). */
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -171,6 +176,7 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
 
   let succeeded = 0;
   let gaveUp = 0;
+  let refused = 0;
   let lastFinishMs = 0;
   while (queue.pop(event)) {
     const { time, client } = event;
@@ -180,6 +186,7 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
         queue.push(time + hop(), client, ARRIVE);
       } else {
         gaveUp++; // the circuit breaker refused it: CircuitOpenError, or a RetryError 'circuit-open'
+        refused++;
         lastFinishMs = Math.max(lastFinishMs, time);
       }
     } else if (event.kind === ARRIVE) {
@@ -194,6 +201,7 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
       const d = retries.failed(client, time - (firstSend[client] as number), hint, time - (sentAt[client] as number));
       if (!d.retry) {
         gaveUp++;
+        if (d.reason === 'budget' || d.reason === 'circuit-open') refused++;
         lastFinishMs = Math.max(lastFinishMs, time);
       } else {
         queue.push(time + d.delayMs, client, SEND);
@@ -207,6 +215,7 @@ function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): Out
       requests: server.received,
       succeeded,
       gaveUp,
+      refused,
       lastFinishMs,
       latencies: latencies.subarray(0, succeeded),
       load: server.load,
@@ -220,6 +229,8 @@ export interface OutageCounts {
   readonly requests: number;
   readonly succeeded: number;
   readonly gaveUp: number;
+  /** Of those, the calls a budget or a breaker refused (default 0). */
+  readonly refused?: number;
   readonly lastFinishMs: number;
   /** Each successful client's time to success, in ms (any order; sorted here, in place). */
   readonly latencies: Float64Array;
@@ -249,6 +260,7 @@ export function summarize(
     lastFinishMs: counts.lastFinishMs,
     succeeded: counts.succeeded,
     gaveUp: counts.gaveUp,
+    refused: counts.refused ?? 0,
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     load: counts.load,

@@ -13,10 +13,24 @@ export function table(rows: readonly (readonly string[])[]): string {
     .join('\n');
 }
 
-/** The outage figures, a row per strategy. */
+/**
+ * The outage figures, a row per strategy; with a `refused` column (calls a budget or breaker stopped, among those that
+ * gave up) when a strategy refused any.
+ */
 export function outageTable(results: readonly OutageFigures[], capacity: number): string {
+  const refusing = results.some((r) => r.refused > 0);
   return table([
-    ['strategy', 'requests', 'ampl.', `peak/${capacity}`, 'last done', 'gave up', 'p50 ok', 'p99 ok'],
+    [
+      'strategy',
+      'requests',
+      'ampl.',
+      `peak/${capacity}`,
+      'last done',
+      'gave up',
+      ...(refusing ? ['refused'] : []),
+      'p50 ok',
+      'p99 ok',
+    ],
     ...results.map((r) => [
       r.strategy,
       String(r.requests),
@@ -24,10 +38,34 @@ export function outageTable(results: readonly OutageFigures[], capacity: number)
       `${r.peakAfterOutage} (${r.peakOverCapacity.toFixed(1)}x)`,
       formatMs(r.lastFinishMs),
       String(r.gaveUp),
+      ...(refusing ? [String(r.refused)] : []),
       formatMs(r.p50Ms),
       formatMs(r.p99Ms),
     ]),
   ]);
+}
+
+/**
+ * What failing fast bought, and cost, in the outage: a line for each strategy that refused calls, against the same
+ * strategy without its `+budget`/`+breaker` when that ran too (else against nothing). Empty when none refused.
+ */
+export function outageRefusals(results: readonly OutageFigures[]): string {
+  const lines: string[] = [];
+  for (const r of results) {
+    if (!(r.refused > 0)) continue;
+    const base = results.find((b) => b.strategy === r.strategy.replace(/\+(?:budget|breaker)/g, '') && b !== r);
+    const head = `${r.strategy}: ${r.refused} of ${r.gaveUp} calls that gave up were refused (fail-fast)`;
+    if (!base) {
+      lines.push(`${head}; the last call ended at ${formatMs(r.lastFinishMs)}, ${r.succeeded} succeeded`);
+      continue;
+    }
+    lines.push(
+      `${head}:\n  bought: the server got ${r.requests} requests instead of ${base.requests} (${base.strategy}); ` +
+        `every caller had its answer by ${formatMs(r.lastFinishMs)}, not ${formatMs(base.lastFinishMs)}\n` +
+        `  cost: ${r.succeeded} calls succeeded, against ${base.succeeded} for ${base.strategy}, which waited the outage out`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** The contention results, two tables that fit 80 columns: mean calls, then mean completion time, a row per N. */
