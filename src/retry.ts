@@ -329,7 +329,7 @@ async function loop<T>(
           ? undefined
           : retryAfterMs === Infinity
             ? 'the server said not to retry'
-            : `Retry-After ${Math.ceil(retryAfterMs)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`; // ceil: for display only
+            : `Retry-After ${Math.ceil(retryAfterMs as number)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`; // ceil: for display only
   throw new RetryError({
     reason: reason as StopReason,
     errors: (errors as ErrorLog).toArray(),

@@ -259,7 +259,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
   }
   // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?);
   // not shouldRetryResult, which it refuses (above).
-  const known: ReadonlySet<string> = new Set([...OWN_OPTIONS, ...KNOWN]);
+  const known = new Set<string>([...OWN_OPTIONS, ...KNOWN]);
   known.delete('shouldRetryResult');
   onlyKnown(options, known, 'retryingFetch', (key) => suggest(key, known));
   const policy = createPolicy<Response>({ ...rest, shouldRetryResult: undefined });

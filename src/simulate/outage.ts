@@ -64,9 +64,10 @@ export interface OutageFigures {
   readonly gaveUp: number;
   /**
    * Of those, the calls a protection stopped: a first attempt or a retry the circuit breaker refused, or a retry the
-   * retry budget refused (0 without a budget or breaker).
+   * retry budget refused (0 without a budget or breaker). Counted by {@link simulateOutage}; absent from figures
+   * made of counts without it (herdless/testing's herd, which has no protection of its own).
    */
-  readonly refused: number;
+  readonly refused?: number;
   /** Time from a client's first request to its success, median and 99th percentile, in ms (NaN if none). */
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -229,7 +230,7 @@ export interface OutageCounts {
   readonly requests: number;
   readonly succeeded: number;
   readonly gaveUp: number;
-  /** Of those, the calls a budget or a breaker refused (default 0). */
+  /** Of those, the calls a budget or a breaker refused (absent: not counted). */
   readonly refused?: number;
   readonly lastFinishMs: number;
   /** Each successful client's time to success, in ms (any order; sorted here, in place). */
@@ -260,7 +261,7 @@ export function summarize(
     lastFinishMs: counts.lastFinishMs,
     succeeded: counts.succeeded,
     gaveUp: counts.gaveUp,
-    refused: counts.refused ?? 0,
+    ...(counts.refused === undefined ? {} : { refused: counts.refused }),
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     load: counts.load,

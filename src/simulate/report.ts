@@ -18,7 +18,7 @@ export function table(rows: readonly (readonly string[])[]): string {
  * gave up) when a strategy refused any.
  */
 export function outageTable(results: readonly OutageFigures[], capacity: number): string {
-  const refusing = results.some((r) => r.refused > 0);
+  const refusing = results.some((r) => (r.refused ?? 0) > 0);
   return table([
     [
       'strategy',
@@ -38,7 +38,7 @@ export function outageTable(results: readonly OutageFigures[], capacity: number)
       `${r.peakAfterOutage} (${r.peakOverCapacity.toFixed(1)}x)`,
       formatMs(r.lastFinishMs),
       String(r.gaveUp),
-      ...(refusing ? [String(r.refused)] : []),
+      ...(refusing ? [String(r.refused ?? 0)] : []),
       formatMs(r.p50Ms),
       formatMs(r.p99Ms),
     ]),
@@ -52,7 +52,7 @@ export function outageTable(results: readonly OutageFigures[], capacity: number)
 export function outageRefusals(results: readonly OutageFigures[]): string {
   const lines: string[] = [];
   for (const r of results) {
-    if (!(r.refused > 0)) continue;
+    if (!((r.refused ?? 0) > 0)) continue;
     const base = results.find((b) => b.strategy === r.strategy.replace(/\+(?:budget|breaker)/g, '') && b !== r);
     const head = `${r.strategy}: ${r.refused} of ${r.gaveUp} calls that gave up were refused (fail-fast)`;
     if (!base) {
