@@ -10,5 +10,5 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 for file in "${files[@]}"; do
   echo "mutate: $file"
-  MUTATE="$file" npx stryker run 2>&1 | grep -vE '^Mutation testing [0-9]+%' || true
+  MUTATE="$file" mutation/node_modules/.bin/stryker run 2>&1 | grep -vE '^Mutation testing [0-9]+%' || true
 done

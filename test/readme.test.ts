@@ -13,9 +13,19 @@ const JSON_TYPE = { 'content-type': 'application/json' };
  */
 const root = join(import.meta.dirname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
-/** The site's pages (docs/**\/*.md), but the generated API reference and the site's own config. */
+/**
+ * The site's pages (docs/**\/*.md), but the generated API reference, the site's own config and the site's tools
+ * (docs/node_modules, installed on demand by `npm run docs:build`).
+ */
 const pages = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.md') && !f.startsWith('api') && !f.startsWith('.vitepress') && f !== 'otel.md')
+  .filter(
+    (f) =>
+      f.endsWith('.md') &&
+      !f.startsWith('api') &&
+      !f.startsWith('.vitepress') &&
+      !f.startsWith('node_modules') &&
+      f !== 'otel.md',
+  )
   .sort()
   .map((f) => ({ file: `docs/${f}`, text: readFileSync(join(root, 'docs', f), 'utf8') }));
 const examples = [
