@@ -279,6 +279,8 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   made it slow, and that is how retries turn a slowdown into an outage. An isolated one is still retried (a hung
  *   connection among fast answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow, with at
  *   least `minimumCalls` of them), so a quiet process never retries a timeout and a busy one retries a rare one.
+ *   A 429 Too Many Requests that names no wait (no Retry-After) counts as slow however fast it came: the dependency
+ *   says it is saturated. A 429 with a Retry-After keeps its time: the server scheduled that retry.
  * - **most attempts failing**: `failureRatio` (85%) of this budget's attempts over the last `failureWindowMs` (1 s)
  *   failed, with at least `minimumCalls` (10) of them. The dependency is down or shedding load.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCircuitBreaker, createRetryBudget, type RetryBudget, type RetryError, retry } from '../src/index';
+import {
+  createCircuitBreaker,
+  createRetryBudget,
+  givenUp,
+  type RetryBudget,
+  type RetryError,
+  retry,
+  retryingFetch,
+} from '../src/index';
 import { settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -143,6 +151,85 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('createRetryBudget: a 429 without a wait says the dependency is saturated', () => {
+  const tooMany = (retryAfter?: string) =>
+    Object.assign(new Error('too many'), {
+      status: 429,
+      ...(retryAfter === undefined ? {} : { headers: { 'retry-after': retryAfter } }),
+    });
+
+  it('a fast 429 with no Retry-After is not retried (as a timeout is not), a fast 503 is', async () => {
+    const budget = createRetryBudget();
+    let calls = 0;
+    const run = settle(
+      retry(
+        () => {
+          calls++;
+          return Promise.reject(tooMany());
+        },
+        { budget, maxAttempts: 3 },
+      ),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result.status).toBe('rejected');
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(calls).toBe(1);
+
+    const fast = failingAfter(1, 2); // a 503 in 1 ms: says nothing of saturation
+    const ok = settle(retry(fast.fn, { budget, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('a 429 that names its wait is the server scheduling the retry: herdless waits it, and the budget pays', async () => {
+    const budget = createRetryBudget();
+    let calls = 0;
+    const run = settle(retry(() => (calls++ === 0 ? Promise.reject(tooMany('2')) : 'ok'), { budget, maxAttempts: 3 }));
+    await fake.clock.tickAsync(1_999);
+    expect(calls).toBe(1); // still waiting the server's 2 s
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(calls).toBe(2);
+  });
+
+  it('an isolated 429 among many fast answers is still retried, as an isolated slow failure is', async () => {
+    const budget = createRetryBudget();
+    for (let i = 0; i < 99; i++) await retry(() => 'ok', { budget });
+    let calls = 0;
+    const run = settle(retry(() => (calls++ === 0 ? Promise.reject(tooMany()) : 'ok'), { budget, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(calls).toBe(2);
+  });
+
+  it('retryingFetch: a 429 Response with no Retry-After is sent once; with one, it is retried after the wait', async () => {
+    const budget = createRetryBudget();
+    const sent: string[] = [];
+    const answer = (headers: Record<string, string>) => async (input: RequestInfo | URL) => {
+      sent.push(String(input));
+      return new Response('slow down', { status: 429, headers });
+    };
+    const bare = settle(retryingFetch({ budget, maxAttempts: 3, fetch: answer({}) })('http://x.test/a'));
+    await fake.clock.runAllAsync();
+    expect(givenUp(bare.result.value)).toBe('budget');
+    expect(sent).toEqual(['http://x.test/a']);
+    const waited = settle(
+      retryingFetch({ budget, maxAttempts: 2, fetch: answer({ 'retry-after': '1' }) })('http://x.test/b'),
+    );
+    await fake.clock.runAllAsync();
+    expect(givenUp(waited.result.value)).toBe('attempts');
+    expect(sent).toEqual(['http://x.test/a', 'http://x.test/b', 'http://x.test/b']);
+  });
+
+  it('without a budget nothing changes: a 429 is retried with backoff', async () => {
+    let calls = 0;
+    const run = settle(retry(() => (calls++ < 2 ? Promise.reject(tooMany()) : 'ok'), { maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(calls).toBe(3);
   });
 });
 
