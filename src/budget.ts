@@ -2,7 +2,7 @@ import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } 
 import { nearest } from './nearest';
 import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
-import { SlidingCounts, type SteadyClock, steadyClock } from './window';
+import { SlidingCounts, type SteadyClock, steadyClock, WINDOW } from './window';
 
 /**
  * What a retry budget grants a retry: call {@link release} if the retry it paid for never starts. Giving it back
@@ -32,7 +32,7 @@ export interface RetryBudgetOptions {
    * Default `0.85`.
    */
   readonly failureRatio?: number | undefined;
-  /** The window of `failureRatio`, in ms: a finite number > 0. Default `1_000`. */
+  /** The window of `failureRatio`, in ms: a finite number >= 1. Default `1_000`. */
   readonly failureWindowMs?: number | undefined;
   /**
    * The fewest attempts in that window for `failureRatio` to apply: an integer >= 1, or `Infinity` (the rule off).
@@ -50,7 +50,7 @@ export interface RetryBudgetOptions {
    * number >= 0. Default `0`. Over the window this is a reserve of `minPerSecond x windowMs / 1000` retries.
    */
   readonly minPerSecond?: number | undefined;
-  /** The sliding window of `ratio`, in ms: a finite number > 0. Default `10_000`. */
+  /** The sliding window of `ratio`, in ms: a finite number >= 1. Default `10_000`. */
   readonly windowMs?: number | undefined;
   /**
    * The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). A reading that
@@ -163,12 +163,7 @@ class Budget implements RetryBudget, Guard {
       'a number in (0, 1]',
       (n) => n > 0 && n <= 1,
     );
-    const failureWindowMs = finite(
-      'failureWindowMs',
-      or(options.failureWindowMs, 1_000),
-      Number.MIN_VALUE,
-      'a finite number > 0',
-    );
+    const failureWindowMs = finite('failureWindowMs', or(options.failureWindowMs, 1_000), 1, WINDOW);
     this.#minimumCalls = num(
       'minimumCalls',
       or(options.minimumCalls, 10),
@@ -178,7 +173,7 @@ class Budget implements RetryBudget, Guard {
     const ratio = or(options.ratio, Infinity);
     this.#ratio = ratio === Infinity ? ratio : finite('ratio', ratio, 0, 'a number >= 0 or Infinity (no cap)');
     const minPerSecond = finite('minPerSecond', or(options.minPerSecond, 0), 0);
-    const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');
+    const windowMs = finite('windowMs', or(options.windowMs, 10_000), 1, WINDOW);
     this.#reserve = (minPerSecond * windowMs) / 1_000;
     this.#now = steadyClock(optionalFn('now', options.now));
     this.#counts = this.#ratio === Infinity ? undefined : new SlidingCounts(windowMs); // no cap: nothing to count
