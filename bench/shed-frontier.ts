@@ -49,7 +49,10 @@ console.log('  p2    p3   shedding cell   partial 50% @0.5   both');
 let both = 0;
 for (const p2 of [0, 0.25, 0.5, 0.75, 0.9, 1]) {
   for (const p3 of [0, 0.5, 1]) {
-    const strategy = { name: 'per-call', policy: { jitter: 'full' as const, budget: perCall(p2, p3) as unknown as RetryBudget } };
+    const strategy = {
+      name: 'per-call',
+      policy: { jitter: 'full' as const, budget: perCall(p2, p3) as unknown as RetryBudget },
+    };
     const shed = during(simulateOverload({ queueLimitMs: 1_000, strategies: [strategy] }).results[0] as never);
     const partial = during(simulatePartial({ load: 0.5, strategies: [strategy] }).results[0] as never);
     const ok = shed >= safeAt && partial >= usefulAt;
