@@ -81,10 +81,7 @@ export function normalizeBackoff<B extends Into>(options: BackoffOptions = {}, i
   into.capMs =
     typeof cap === 'number' && cap >= into.baseMs && cap < Infinity
       ? cap
-      : capMs === undefined && typeof cap === 'number'
-        ? // Blames what the user passed (baseMs alone, above the default cap), not the capMs they never gave.
-          fail(RangeError, 'baseMs', `<= capMs (default ${cap}; pass a capMs >= ${into.baseMs} too)`, baseMs)
-        : finite('capMs', cap, into.baseMs, `a finite number >= baseMs (${into.baseMs})`);
+      : finite('capMs', cap, into.baseMs, `a finite number >= baseMs (${into.baseMs})`);
   if (factor !== undefined) into.factor = finite('factor', factor, 1);
   if (random !== undefined) into.random = optionalFn('random', random) as () => number;
   return into;

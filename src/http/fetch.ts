@@ -257,12 +257,9 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       retryOptions.shouldRetryResult,
     );
   }
-  // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?);
-  // not shouldRetryResult, which it refuses when set (above) and lets pass as undefined (a createPolicy() has it).
-  const known = new Set<string>([...OWN_OPTIONS, ...KNOWN]);
-  known.delete('shouldRetryResult');
-  const { shouldRetryResult: _checked, ...named } = options as RetryingFetchOptions & { shouldRetryResult?: unknown };
-  onlyKnown(named, known, 'retryingFetch', (key) => suggest(key, known));
+  // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?).
+  const known: ReadonlySet<string> = new Set([...OWN_OPTIONS, ...KNOWN]);
+  onlyKnown(options, known, 'retryingFetch', (key) => suggest(key, known));
   const policy = createPolicy<Response>({ ...rest, shouldRetryResult: undefined });
   optionalFn('fetch', fetch);
   const retried = upperSet('methods', methods ?? IDEMPOTENT_METHODS);
