@@ -2,6 +2,7 @@ import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { FAILURE, type Guard, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, toPolicy } from './policy';
+import { reportLater } from './report';
 import { fail, withCause } from './validate';
 import { ABORTED, guard, isThenable, TIMED_OUT, Watch } from './wait';
 
@@ -96,13 +97,13 @@ export function retry<T>(fn: (context: RetryContext) => T | PromiseLike<T>, poli
     p = toPolicy(policy);
     if (p.signal?.aborted) throw p.signal.reason;
     start = now();
-    // The common call (no signal, deadline, attempt timeout, result check, budget or breaker; a validated policy
+    // The common call (no signal, deadline, attempt timeout, result check, budget, breaker or onSettle; a validated policy
     // holds none of these as null) makes its first attempt here and awaits it in a small function of its own: a
     // success costs about 150 ns less than awaited inside the loop (measured, Node 20: a third of such a call). A
     // failure hands over to the loop, which goes on from that attempt's error as though it had made it. Every other
     // call is the loop's from the start.
     if (
-      (p.signal ?? p.shouldRetryResult ?? p.budget ?? p.breaker) !== undefined ||
+      (p.signal ?? p.shouldRetryResult ?? p.budget ?? p.breaker ?? p.onSettle) !== undefined ||
       p.timeoutMs !== Infinity ||
       p.attemptTimeoutMs !== Infinity
     ) {
@@ -161,6 +162,7 @@ async function loop<T>(
   let retryAfterMs: number | undefined;
   let last: unknown;
   let lastFailed = false;
+  let threw = false; // the call rejects with `last`
   let reason: StopReason | undefined;
   let attempt = 1;
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
@@ -186,11 +188,10 @@ async function loop<T>(
       else {
         // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
         // give up without this attempt (the finally refunds what it spent). A first attempt refused throws.
+        attempt--; // not made until the guard lets it through (a first attempt refused throws: 0 made)
         reason = startedMs >= timeoutMs ? 'timeout' : pass?.settle(START, last);
-        if (reason) {
-          attempt--;
-          break;
-        }
+        if (reason) break;
+        attempt++;
         context = new Attempt(attempt, startedMs, watch);
         if (watch !== undefined) watch.current = context;
         // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
@@ -307,8 +308,8 @@ async function loop<T>(
       if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) throw (signal as AbortSignal).reason;
     }
   } catch (error) {
-    // An abort that came first wins over what a callback, random, the breaker or the budget threw after it.
-    throw watch?.aborted ? (signal as AbortSignal).reason : error;
+    threw = true; // rejected with below, after the finally
+    last = error;
   } finally {
     watch?.release();
     // A success is counted; an attempt that ended saying nothing of the dependency is released; a retry the budget paid
@@ -316,27 +317,51 @@ async function loop<T>(
     pass?.settle(end, undefined, tookMs, allowedMs);
   }
 
-  // An abort from inside a hook that ran after the last check (retryAfter, random, a budget's or breaker's clock or
-  // onStateChange, a success's included) still wins.
-  if (watch?.aborted) throw (signal as AbortSignal).reason;
-  if (!lastFailed) return last as T;
-  const detail =
-    reason === 'attempts'
-      ? `maxAttempts ${p.maxAttempts}`
-      : reason === 'timeout'
-        ? `timeoutMs ${timeoutMs}`
-        : reason !== 'retry-after'
-          ? undefined
-          : retryAfterMs === Infinity
-            ? 'the server said not to retry'
-            : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
-  throw new RetryError({
-    reason: reason as StopReason,
-    errors: (errors as ErrorLog).toArray(),
-    attempts: attempt,
-    elapsedMs: now() - start,
-    detail,
-  });
+  // An abort wins over what a callback, random, the breaker or the budget threw after it, and over the outcome, from
+  // inside a hook that ran after the last check too (retryAfter, random, a budget's or breaker's clock or
+  // onStateChange, a success's included).
+  const elapsedMs = now() - start;
+  if (watch?.aborted) {
+    threw = true;
+    last = (signal as AbortSignal).reason;
+  }
+  if (threw) reason = undefined;
+  else if (lastFailed) {
+    threw = true;
+    last = new RetryError({
+      reason: reason as StopReason,
+      errors: (errors as ErrorLog).toArray(),
+      attempts: attempt,
+      elapsedMs,
+      detail:
+        reason === 'attempts'
+          ? `maxAttempts ${p.maxAttempts}`
+          : reason === 'timeout'
+            ? `timeoutMs ${timeoutMs}`
+            : reason !== 'retry-after'
+              ? undefined
+              : retryAfterMs === Infinity
+                ? 'the server said not to retry'
+                : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`,
+    });
+  }
+  // Told once, with the outcome as a value; what it throws is reported, as onStateChange's is: never the outcome.
+  try {
+    p.onSettle?.(
+      Object.freeze({
+        ok: !threw,
+        reason,
+        attempts: attempt,
+        elapsedMs,
+        error: threw ? last : undefined,
+        value: threw ? undefined : last,
+      }),
+    );
+  } catch (error) {
+    reportLater(error);
+  }
+  if (threw) throw last;
+  return last as T;
 }
 
 /** Consecutive retries with no sleep after which `retry()` yields to the event loop (`setTimeout(0)`)... */
