@@ -165,7 +165,9 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
  * `telemetryFetch` sends (1 for the second attempt, 2 for the third...), as OpenTelemetry's HTTP conventions ask, and
  * nothing to any other request. It reads the count from the active context, so it works with every instrumentation
  * that creates its span in the caller's context and takes such a hook: `startSpanHook` of
- * `@opentelemetry/instrumentation-undici` (fetch), `startOutgoingSpanHook` of `@opentelemetry/instrumentation-http`.
+ * `@opentelemetry/instrumentation-undici` (fetch: the runtime's, which `retryingFetch` uses), `startOutgoingSpanHook`
+ * of `@opentelemetry/instrumentation-http` (only `http.request`, so only for a `telemetryFetch` whose `fetch` option
+ * sends through `node:http`; it sees no request of the runtime's fetch).
  *
  * @example
  * ```ts
