@@ -146,8 +146,11 @@ async function first<T>(
   return value;
 }
 
-/** Tells the policy's onSettle how the call ends (frozen); what it throws is reported, as onStateChange's is: never the outcome. */
-function told(p: RetryPolicy<any>, event: SettleEvent): void {
+/**
+ * Tells the policy's `onSettle` how the call ends (frozen), once; what it throws is reported, as a breaker's
+ * `onStateChange` error is, never the call's outcome.
+ */
+function told<T>(p: RetryPolicy<T>, event: SettleEvent): void {
   try {
     p.onSettle?.(Object.freeze(event));
   } catch (error) {

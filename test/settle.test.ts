@@ -80,7 +80,7 @@ describe('onSettle: once per call, with the outcome as a value', () => {
     const { events } = await run(() => Promise.reject(thrown ?? transient()), options);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ ok: false, reason });
-    expect((events[0]?.error as RetryError).reason).toBe(reason);
+    expect((events[0] as SettleEvent).error).toMatchObject({ name: 'RetryError', reason });
   });
 
   it("giving up for 'budget' and 'circuit-open'", async () => {
@@ -132,7 +132,7 @@ describe('onSettle: once per call, with the outcome as a value', () => {
       },
     });
     expect(broken.events[0]?.reason).toBeUndefined();
-    expect((broken.events[0]?.error as Error).message).toMatch(/no entropy/);
+    expect((broken.events[0] as SettleEvent).error).toMatchObject({ message: expect.stringMatching(/no entropy/) });
   });
 
   it("the caller's abort mid-sleep: signal.reason, the attempts made", async () => {
