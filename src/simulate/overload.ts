@@ -1,5 +1,5 @@
 import { createPolicy } from '../policy';
-import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
+import { checkInstances, MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { percentile } from './outage';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
@@ -213,7 +213,7 @@ function checkOverload(s: OverloadResult['settings']): void {
   if (!(s.capacity > 0 && Number.isFinite(s.capacity))) bad('capacity', 'a finite number > 0', s.capacity);
   if (!(s.load > 0 && Number.isFinite(s.load))) bad('load', 'a finite number > 0', s.load);
   if (!(s.failureRate >= 0 && s.failureRate <= 1)) bad('failureRate', 'a number in [0, 1]', s.failureRate);
-  if (!(Number.isInteger(s.instances) && s.instances >= 1)) bad('instances', 'an integer >= 1', s.instances);
+  checkInstances(s.instances);
   if (s.shedStatus !== 503 && s.shedStatus !== 429) bad('shedStatus', '503 or 429', s.shedStatus);
 }
 
