@@ -106,6 +106,13 @@ describe('onSettle: once per call, with the outcome as a value', () => {
     expect('value' in (events[0] as object)).toBe(true); // the one shape, whatever the outcome
   });
 
+  it('a breaker that opens during the sleep: the attempt it refuses is not counted', async () => {
+    const breaker = createCircuitBreaker();
+    const { events } = await run(() => Promise.reject(transient()), { breaker, onRetry: () => breaker.isolate() });
+    expect(events).toMatchObject([{ ok: false, reason: 'circuit-open', attempts: 1 }]);
+    expect((events[0] as SettleEvent).error).toMatchObject({ attempts: 1 });
+  });
+
   it('giving up on retried results: ok (the call resolves with the last one) with the reason it stopped', async () => {
     const { outcome, events } = await run(() => 503, { shouldRetryResult: (status) => status === 503 });
     expect(outcome).toEqual({ ok: true, value: 503 });
