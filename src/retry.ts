@@ -150,7 +150,7 @@ async function first<T>(
  * Tells the policy's `onSettle` how the call ends (frozen), once; what it throws is reported, as a breaker's
  * `onStateChange` error is, never the call's outcome.
  */
-function told<T>(p: RetryPolicy<T>, event: SettleEvent): void {
+export function told(p: { readonly onSettle?: ((event: SettleEvent) => void) | undefined }, event: SettleEvent): void {
   try {
     p.onSettle?.(Object.freeze(event));
   } catch (error) {

@@ -8,6 +8,7 @@ import {
   permanent,
   RetryError,
   retry,
+  retryingFetch,
   type SettleEvent,
 } from '../src/index';
 import { useFakeClock } from './helpers';
@@ -243,5 +244,84 @@ describe('onSettle: once per call, with the outcome as a value', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("retryingFetch: onSettle tells the call's own outcome, not its inner retry()'s", () => {
+  /** A fetch answering with the statuses given, in turn (the last one repeats); `throws` for a network error. */
+  const answers = (...statuses: (number | 'throws')[]) => {
+    let n = 0;
+    return async () => {
+      const status = statuses[Math.min(n++, statuses.length - 1)];
+      if (status === 'throws') throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+      return new Response(String(status), { status });
+    };
+  };
+  const call = async (options: Parameters<typeof retryingFetch>[0], init?: RequestInit) => {
+    const events: SettleEvent[] = [];
+    const done = retryingFetch({ baseMs: 10, ...options, onSettle: (e) => events.push(e) })(
+      'http://x.test/',
+      init,
+    ).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    await fake.clock.runAllAsync();
+    const outcome = await done;
+    expect(events).toHaveLength(1);
+    return { outcome, event: events[0] as SettleEvent };
+  };
+
+  it('a success after a retried 503: ok, no reason, 2 attempts, the Response as its value', async () => {
+    const { outcome, event } = await call({ fetch: answers(503, 200) });
+    expect(event).toMatchObject({ ok: true, reason: undefined, attempts: 2, error: undefined });
+    expect(event.value).toBe(outcome.ok && outcome.value);
+  });
+
+  it('out of attempts on 503s: it resolves with the last one, and onSettle says so (no RetryError, no wrapper)', async () => {
+    const { outcome, event } = await call({ fetch: answers(503), maxAttempts: 3 });
+    expect(outcome.ok && outcome.value.status).toBe(503);
+    expect(event).toMatchObject({ ok: true, reason: 'attempts', attempts: 3, error: undefined });
+    expect(event.value).toBe(outcome.ok && outcome.value);
+  });
+
+  it('a POST sent once (no idempotency key) that got a 503: resolved, reason attempts, 1 attempt', async () => {
+    const { outcome, event } = await call({ fetch: answers(503) }, { method: 'POST' });
+    expect(outcome.ok && outcome.value.status).toBe(503);
+    expect(event).toMatchObject({ ok: true, reason: 'attempts', attempts: 1, error: undefined });
+  });
+
+  it('a POST sent once that failed on the network: the RetryError it rejects with, the same object', async () => {
+    const { outcome, event } = await call({ fetch: answers('throws') }, { method: 'POST' });
+    expect(outcome.ok).toBe(false);
+    expect(event).toMatchObject({ ok: false, reason: 'attempts', attempts: 1, value: undefined });
+    expect(event.error).toBe(!outcome.ok && outcome.error);
+    expect(event.error).toBeInstanceOf(RetryError);
+  });
+
+  it('the budget refusing a 429: resolved with it, reason budget', async () => {
+    const { outcome, event } = await call({ fetch: answers(429), budget: createRetryBudget() });
+    expect(outcome.ok && outcome.value.status).toBe(429);
+    expect(event).toMatchObject({ ok: true, reason: 'budget', attempts: 1 });
+  });
+
+  it('an onSettle that throws is reported and changes nothing', async () => {
+    const reported: unknown[] = [];
+    const original = globalThis.reportError;
+    globalThis.reportError = (e: unknown) => reported.push(e);
+    try {
+      const boom = new Error('hook');
+      const done = retryingFetch({
+        fetch: answers(200),
+        onSettle: () => {
+          throw boom;
+        },
+      })('http://x.test/');
+      await fake.clock.runAllAsync();
+      expect((await done).status).toBe(200);
+      expect(reported).toEqual([boom]);
+    } finally {
+      globalThis.reportError = original;
+    }
   });
 });
