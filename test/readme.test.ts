@@ -19,12 +19,7 @@ const readme = readFileSync(join(root, 'README.md'), 'utf8');
  */
 const pages = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
   .filter(
-    (f) =>
-      f.endsWith('.md') &&
-      !f.startsWith('api') &&
-      !f.startsWith('.vitepress') &&
-      !f.startsWith('node_modules') &&
-      f !== 'otel.md',
+    (f) => f.endsWith('.md') && !f.startsWith('api') && !f.startsWith('.vitepress') && !f.startsWith('node_modules'),
   )
   .sort()
   .map((f) => ({ file: `docs/${f}`, text: readFileSync(join(root, 'docs', f), 'utf8') }));
@@ -124,7 +119,8 @@ describe('README examples run', () => {
   )('%s shows %s as it is in the suite', (_, path, code) => {
     const source = readFileSync(join(root, path as string), 'utf8')
       .replaceAll(/from '(\.\.\/)+src\/index'/g, "from 'herdless'")
-      .replaceAll(/from '(\.\.\/)+src\/testing\/index'/g, "from 'herdless/testing'");
+      .replaceAll(/from '(\.\.\/)+src\/testing\/index'/g, "from 'herdless/testing'")
+      .replaceAll(/from '(\.\.\/)+src\/otel\/index'/g, "from 'herdless/otel'");
     expect(code).toBe(source);
   });
 
