@@ -97,6 +97,9 @@ try {
     );
   }
   for (const w of wrong) console.log(`  wrong: ${w}`);
+  for (const { f, l } of lacking) {
+    if (!hit.has(`${f.pkg} ${f.file} ${l.id}`)) console.log(`  missed: ${f.pkg} ${f.file} ${l.id}`);
+  }
 } finally {
   rmSync(sel, { recursive: true, force: true });
   if (!values.cache) rmSync(cache, { recursive: true, force: true });

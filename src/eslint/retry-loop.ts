@@ -77,6 +77,7 @@ const usedAsValue = (node: Node): boolean =>
 const isWaitCall = (node: Node): boolean =>
   node.type === 'CallExpression' &&
   ((WAIT_NAME.test(callName(node)) && !NOT_A_WAIT.test(callName(node)) && !usedAsValue(node)) ||
+    callName(node) === 'setInterval' ||
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
@@ -161,7 +162,7 @@ interface Context {
 function delayOf(call: Node): Node | undefined {
   const args = call.arguments as Node[];
   const name = callName(call);
-  if (/settimeout/i.test(name) && args.length >= 2) return args[1];
+  if (/set(timeout|interval)/i.test(name) && args.length >= 2) return args[1];
   if (/settimeout/i.test(name) && args[0]?.type !== 'ArrowFunctionExpression') return args[0];
   return args.find((a) => !FUNCTIONS.has(a.type) && a.type !== 'ObjectExpression');
 }
@@ -1312,5 +1313,115 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
         return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
       }),
     checksError: checksError(all, errorNames, ctx),
+  };
+}
+
+/** A method named like what a failure runs: `onConnClose`, `_handleClose`, `handleError`, `onDisconnect`. */
+const HANDLER_NAME = /^_*(on|handle)\w*(close|error|disconnect|end|fail\w*)$/i;
+/** A method named like the scheduling half of a retry, called where the failure was judged: `retryIn(ms)`. */
+const RETRY_METHOD = /^_*(retry|reconnect|rejoin|resubscribe)\w*$/i;
+/** A method named like an attempt: what a reconnect calls again (`connect`, `_reconnect`, `rejoin`, `#open`). */
+const ATTEMPT_NAME =
+  /^_*#?(re)?(connect|open|join|dial|subscribe|login|authenticate|handshake)(Now|Internal|Impl|Async|Socket|Transport|Stream|Connection|Channel|Client|Server|With[A-Z]\w*)?$/i;
+
+/** `x.on('close', cb)`, `.catch(cb)`, `.then(ok, cb)`, `push.receive('error', cb)`, `ws.onclose = cb`: cb runs on a failure. */
+function failureCallback(fn: Node): boolean {
+  const p = fn.parent;
+  if (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(fn)) {
+    const callee = calleeName(p) ?? '';
+    const args = p.arguments as Node[];
+    const event = args[0]?.type === 'Literal' ? String(args[0].value) : '';
+    return (
+      callee === 'catch' ||
+      (callee === 'then' && args[1] === fn) ||
+      (LISTENS.test(callee) && EVENT_FAILURE.has(event)) ||
+      (callee === 'receive' && (event === 'error' || event === 'timeout'))
+    );
+  }
+  if (p?.type === 'AssignmentExpression' && p.right === fn && (p.left as Node).type === 'MemberExpression') {
+    const prop = nameOf((p.left as Node).property as Node) ?? '';
+    return prop.startsWith('on') && EVENT_FAILURE.has(prop.slice(2));
+  }
+  return false;
+}
+
+const opened = new WeakMap<Node, RetryShape | null>();
+
+/**
+ * A reconnect whose closing half is out of reach: a failure callback or a method named like a close or error handler
+ * (or like a retry: `retryIn`) calls, through the file's functions (a timer, an imported `Timer`), a method of its class
+ * named like an attempt (`connect`, `rejoin`), while what runs the handler on the next failure (the transport's event,
+ * another file, an `emit` to the class's own listener) is not in the file. The report goes on that attempt.
+ */
+export function retryOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const known = opened.get(fn);
+  if (known !== undefined) return known ?? undefined;
+  const shape = analyseOpenCycle(fn, ctx);
+  opened.set(fn, shape ?? null);
+  return shape;
+}
+
+function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const name = functionName(fn) ?? '';
+  const byHandler = HANDLER_NAME.test(name) && fn.parent?.type === 'MethodDefinition';
+  const byRetry =
+    !byHandler && RETRY_METHOD.test(name) && !ATTEMPT_NAME.test(name) && fn.parent?.type === 'MethodDefinition';
+  if (!byHandler && !byRetry && !failureCallback(fn)) return undefined;
+  const index = fileIndex(fn, ctx.keys);
+  const cls = index.classOf(fn);
+  if (!cls) return undefined;
+  const methods = new Set([...cls.methods.values()].flat());
+  const home = enclosingFunction(fn);
+  const { keys } = ctx;
+  // Breadth first from the handler, up to 4 functions deep: the first method of the class named like an attempt.
+  const parentOf = new Map<Node, Node>();
+  let level = [fn];
+  for (let depth = 0; depth < 4 && level.length > 0; depth++) {
+    const next: Node[] = [];
+    for (const g of level) {
+      for (const m of owned(bodyOf(g), keys, { skipLoops: false })) {
+        for (const t of entered(m, ctx)) {
+          if (t === fn || parentOf.has(t) || t === home) continue;
+          parentOf.set(t, g);
+          const attempt = methods.has(t) && ATTEMPT_NAME.test(functionName(t) ?? '');
+          if (attempt) {
+            if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx)) return undefined;
+            const chain: Node[] = [];
+            for (let c = parentOf.get(t); c && c !== fn; c = parentOf.get(c)) chain.unshift(c);
+            return openShape(t, fn, chain, byRetry, ctx);
+          }
+          next.push(t);
+        }
+      }
+    }
+    level = next;
+  }
+  return undefined;
+}
+
+const enclosingFunction = (node: Node): Node | undefined => {
+  for (let p = node.parent; p; p = p.parent) if (FUNCTIONS.has(p.type)) return p;
+  return undefined;
+};
+
+function openShape(attempt: Node, handler: Node, chain: readonly Node[], byRetry: boolean, ctx: Context): RetryShape {
+  const param = paramName((handler.params as Node[])[0]);
+  const path: FailurePath = { handler, ...(param && !byRetry ? { errorName: param } : {}) };
+  const shape = cycleShape(attempt, path, chain, ctx);
+  // `new Timer(delay, () => this.connect())` of an imported class, in the handler itself: a wait by its name.
+  const index = fileIndex(handler, ctx.keys);
+  const timer = owned(bodyOf(handler), ctx.keys, { skipLoops: false }).some(
+    (n) =>
+      n.type === 'NewExpression' &&
+      (n.callee as Node).type === 'Identifier' &&
+      !index.classes.has((n.callee as Node).name as string) &&
+      WAITS_BY_NAME.test((n.callee as Node).name as string) &&
+      (n.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
+  );
+  return {
+    ...shape,
+    waits: shape.waits || timer,
+    // `retryIn(ms)` is called where the failure was judged, out of this reach: its check is not asked for here.
+    checksError: shape.checksError || byRetry,
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { Rule, Scope } from 'eslint';
 import { FUNCTIONS, LOOPS, type Node } from './ast';
-import { type RetryShape, recursiveCaller, retryCycle, retryLoop, retryRecursion } from './retry-loop';
+import { type RetryShape, recursiveCaller, retryCycle, retryLoop, retryOpenCycle, retryRecursion } from './retry-loop';
 
 /** One rule's definition: what it checks, and what it says when the element is missing. */
 export interface RuleSpec {
@@ -74,7 +74,13 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       };
       // A retry through other functions of the file (a method that schedules the attempt again) is found from the
       // attempt: each named function or method is followed along its failure paths.
-      for (const type of FUNCTIONS) visitors[type] = (node: Node) => check(retryCycle(node, ctx));
+      // A reconnect whose next failure arrives out of reach (an event, another file) is found from its handler.
+      for (const type of FUNCTIONS) {
+        visitors[type] = (node: Node) => {
+          check(retryCycle(node, ctx));
+          check(retryOpenCycle(node, ctx));
+        };
+      }
       return visitors as Rule.RuleListener;
     },
   };

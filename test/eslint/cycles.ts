@@ -364,6 +364,164 @@ async function next(client, scrollId, maxRetries, wait) {
   return response;
 }`,
   },
+  // Open cycles: the handler of the next failure is run from out of reach (the transport, another file, an emit).
+  {
+    name: 'open cycle: a close handler method schedules connect() through an imported Timer (phoenix socket)',
+    finds: ['require-retry-limit', 'require-transient-check'],
+    code: `
+import Timer from './timer';
+export class Socket {
+  constructor(opts) {
+    this.reconnectTimer = new Timer(() => this.teardownAndReconnect(() => this.connect()), opts.reconnectAfterMs);
+  }
+  connect() { // <-
+    this.conn = new this.transport(this.url);
+  }
+  teardownAndReconnect(callback) {
+    this.conn = null;
+    callback();
+  }
+  onConnClose(event) {
+    this.log('close', event);
+    if (!this.closeWasClean) this.reconnectTimer.scheduleTimeout();
+  }
+}`,
+  },
+  {
+    name: "open cycle: the push's error listener, in the constructor, rejoins through an imported Timer (phoenix channel)",
+    finds: ['require-retry-limit', 'require-transient-check'],
+    code: `
+import Timer from './timer';
+export class Channel {
+  constructor(topic, socket) {
+    this.joinPush = new Push(this, 'phx_join');
+    this.rejoinTimer = new Timer(() => {
+      if (this.socket.isConnected()) this.rejoin();
+    }, this.rejoinAfterMs);
+    this.joinPush.receive('error', () => {
+      this.state = 'errored';
+      if (this.socket.isConnected()) this.rejoinTimer.scheduleTimeout();
+    });
+  }
+  rejoin() { // <-
+    this.state = 'joining';
+    this.joinPush.resend(this.timeout);
+  }
+}`,
+  },
+  {
+    name: 'open cycle: retryIn(ms) hands connect() to an imported Timer; its callers judged the failure (pusher)',
+    lang: 'ts',
+    finds: ['require-retry-limit'],
+    code: `
+import { OneOffTimer as Timer } from '../utils/timers';
+export class ConnectionManager {
+  private retryTimer: Timer | null = null;
+  connect(): void { // <-
+    if (this.runner) return;
+    this.runner = this.strategy.connect(0, this.callbacks);
+  }
+  private retryIn(delay: number): void {
+    this.retryTimer = new Timer(delay || 0, () => {
+      this.disconnectInternally();
+      this.connect();
+    });
+  }
+}`,
+  },
+  {
+    name: "open cycle: the class's own 'close' listener sets an interval that reconnects (mqtt)",
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Client extends EventEmitter {
+  constructor(options) {
+    super();
+    this.options = options;
+    this.on('close', () => {
+      this.connected = false;
+      this._setupReconnect();
+    });
+  }
+  connect() {
+    this.stream = net.connect(this.options);
+    this.stream.on('close', () => this.emit('close'));
+  }
+  _setupReconnect() {
+    if (!this.reconnectTimer && this.options.reconnectPeriod > 0) {
+      this.reconnectTimer = setInterval(() => this._reconnect(), this.options.reconnectPeriod);
+    }
+  }
+  _reconnect() { // <-
+    this.emit('reconnect');
+    this.connect();
+  }
+}
+module.exports = Client;`,
+  },
+  {
+    name: 'open cycle: a close listener that reconnects at most maxReconnects times, jittered, on a retryable code',
+    finds: [],
+    code: `
+export class Client {
+  constructor() {
+    this.attempts = 0;
+    this.on('close', (event) => {
+      if (!RETRYABLE.has(event.code) || this.attempts >= this.maxReconnects) return;
+      this.attempts++;
+      setTimeout(() => this.connect(), Math.random() * 1000 * 2 ** this.attempts);
+    });
+  }
+  connect() {
+    this.ws = new WebSocket(this.url);
+  }
+}`,
+  },
+  {
+    name: 'look-alike: an error listener that schedules a cleanup, not an attempt',
+    finds: [],
+    code: `
+export class Cache {
+  constructor(db) {
+    this.db = db;
+    this.db.on('error', (err) => {
+      log(err);
+      setTimeout(() => this.clear(), 1000);
+    });
+  }
+  clear() {
+    this.entries = new Map();
+  }
+}`,
+  },
+  {
+    name: 'look-alike: a close handler that opens another resource with new arguments',
+    finds: [],
+    code: `
+export class Pool {
+  onConnClose(conn) {
+    this.remove(conn);
+    setTimeout(() => this.open({ host: this.next() }), 100);
+  }
+  open(options) {
+    this.conns.push(net.connect(options));
+  }
+}`,
+  },
+  {
+    name: 'look-alike: an error listener calls the error handler of the subscription, named subscribe-something',
+    finds: [],
+    code: `
+export class Subscription {
+  constructor(transport) {
+    transport.on('error', (err) => this._subscribeError(err));
+  }
+  _subscribeError(err) {
+    this.failed = true;
+    this.emit('error', err);
+  }
+}`,
+  },
   // Names that count because their code is out of reach (each fails if the word is dropped from the detector).
   {
     name: 'loop: a deadline helper out of reach is a limit by its name',
