@@ -43,6 +43,28 @@ export interface RetryShape {
   readonly limited: boolean;
   /** The failure path looks at the error or the response status before retrying. */
   readonly checksError: boolean;
+  /**
+   * What was accepted by its name only, its code out of reach (an import, another file): `pastDeadline() as a limit`,
+   * `backoff() as a wait`. The reports say so.
+   */
+  readonly byName?: readonly string[];
+}
+
+/** Where the analysis of the shape being read notes what it accepts by name (see {@link RetryShape.byName}). */
+let notes: Set<string> | undefined;
+const noteByName = (what: string): void => void notes?.add(what);
+
+/** Runs `analyse` collecting its notes into the shape it returns. */
+function withNotes(analyse: () => RetryShape | undefined): RetryShape | undefined {
+  const outer = notes;
+  const mine = new Set<string>();
+  notes = mine;
+  try {
+    const shape = analyse();
+    return shape && mine.size > 0 ? { ...shape, byName: [...mine].sort() } : shape;
+  } finally {
+    notes = outer;
+  }
 }
 
 const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
@@ -242,6 +264,14 @@ function waitsIn(nodes: readonly Node[], ctx: Context, cycle = false): { waits: 
     const callee = call.callee as Node;
     const local = callee.type === 'Identifier' ? ctx.resolve(callee.name as string, call) : [];
     if (local.some((f) => determinism(f, ctx, 0, new Set()) === 'random')) return { waits: true, fixedDelay: false };
+    // `await sleep(ms)` of an import, `this.backoff()` of no class here: a wait by its name.
+    if (
+      !/^set(Timeout|Interval|Immediate)$/.test(callName(call)) &&
+      local.length === 0 &&
+      entered(call, ctx).length === 0
+    ) {
+      noteByName(`${callName(call)}() a wait by its name`);
+    }
     const delay = delayOf(call);
     // A wait whose delay cannot be seen (`await backoff()`, `sleep(next())`) is not called fixed.
     if (!delay || determinism(delay, ctx, 0, new Set()) !== 'fixed') fixedDelay = false;
@@ -291,20 +321,29 @@ function bounds(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bool
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
     // `this.attemptLimitReached`, `deadlineExceeded()`, `retriesLeft`: a bound by its name when its code is out of
     // reach; a member of the file's own class is judged by what is assigned to it (a flag no counter sets is none).
-    if (LIMIT_NAME.test(nameOf(n) ?? '')) return limitByName(n, keys);
     const key = refKey(n);
-    return key !== undefined && names.has(key) && n.parent?.type !== 'MemberExpression';
+    if (key !== undefined && names.has(key) && n.parent?.type !== 'MemberExpression') return true;
+    return LIMIT_NAME.test(nameOf(n) ?? '') && limitByName(n, keys);
   });
 }
 
 /** A name that says limit: a limit unless the file shows `this.x` set by something that neither compares nor counts. */
 function limitByName(n: Node, keys: VisitorKeys): boolean {
   const member = n.parent?.type === 'MemberExpression' && n.parent.property === n ? n.parent : undefined;
-  if (!member) return true;
+  if (!member) {
+    // `pastDeadline()`: a call of a function out of reach (a variable named so is in reach, and only named).
+    if (n.parent?.type === 'CallExpression' && n.parent.callee === n) noteByName(`${nameOf(n)}() a limit by its name`);
+    return true;
+  }
   const index = fileIndex(n, keys);
   if (isCounted(member, index)) return true;
   const targets = memberTargets(member, index);
-  if (targets.length === 0) return true;
+  if (targets.length === 0) {
+    noteByName(
+      `${refKey(member) ?? nameOf(n)}${member.parent?.type === 'CallExpression' ? '()' : ''} a limit by its name`,
+    );
+    return true;
+  }
   return targets.some((t) =>
     mentions(t, keys, (m) => {
       if (isClockCall(m) || m.type === 'UpdateExpression') return true;
@@ -322,14 +361,17 @@ function compares(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bo
   return mentions(test, keys, (n) => {
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
     if (n.type === 'BinaryExpression' && ['<', '<=', '>', '>='].includes(n.operator as string)) {
-      return [n.left as Node, n.right as Node].some(
-        (side) =>
-          names.has(refKey(side) ?? '') ||
-          (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys))) ||
-          LIMIT_NAME.test(
-            side.type === 'MemberExpression' ? (nameOf(side.property as Node) ?? '') : (nameOf(side) ?? ''),
-          ),
+      const sides = [n.left as Node, n.right as Node];
+      const counted = (side: Node) =>
+        names.has(refKey(side) ?? '') || (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys)));
+      if (sides.some(counted)) return true;
+      const named = sides.find((side) =>
+        LIMIT_NAME.test(
+          side.type === 'MemberExpression' ? (nameOf(side.property as Node) ?? '') : (nameOf(side) ?? ''),
+        ),
       );
+      if (named) noteByName(`${refKey(named) ?? nameOf(named)} a limit by its name`);
+      return named !== undefined;
     }
     return false;
   });
@@ -681,7 +723,7 @@ const cache = new WeakMap<Node, RetryShape | null>();
 export function retryLoop(loop: Node, ctx: Context): RetryShape | undefined {
   const known = cache.get(loop);
   if (known !== undefined) return known ?? undefined;
-  const shape = analyseLoop(loop, ctx);
+  const shape = withNotes(() => analyseLoop(loop, ctx));
   cache.set(loop, shape ?? null);
   return shape;
 }
@@ -1010,7 +1052,7 @@ function onFailurePath(
 export function retryRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   const known = cache.get(fn);
   if (known !== undefined) return known ?? undefined;
-  const shape = analyseRecursion(fn, ctx);
+  const shape = withNotes(() => analyseRecursion(fn, ctx));
   cache.set(fn, shape ?? null);
   return shape;
 }
@@ -1221,7 +1263,7 @@ const cycles = new WeakMap<Node, RetryShape | null>();
 export function retryCycle(fn: Node, ctx: Context): RetryShape | undefined {
   const known = cycles.get(fn);
   if (known !== undefined) return known ?? undefined;
-  const shape = functionName(fn) === undefined ? undefined : analyseCycle(fn, ctx);
+  const shape = functionName(fn) === undefined ? undefined : withNotes(() => analyseCycle(fn, ctx));
   cycles.set(fn, shape ?? null);
   return shape;
 }
@@ -1301,6 +1343,8 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
       (m.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
   );
   const waits = waitsIn([...pathNodes, ...helperNodes], ctx, true);
+  if (!waits.waits && assumedWait) noteByName('an imported timer class a wait by its name');
+  else if (!waits.waits && handedOn) noteByName(`a scheduler out of reach a wait by its name`);
   return {
     node: fn,
     kind: 'recursion',
@@ -1308,6 +1352,7 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
     fixedDelay: waits.waits && waits.fixedDelay,
     limited:
       conditions([...guards, ...pathNodes].filter((n) => !LOOPS.has(n.type))).some((t) => compares(t, names, keys)) ||
+      countHandedOn(all, ctx) ||
       [...helpers].some((h) => {
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
         return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
@@ -1356,7 +1401,7 @@ const opened = new WeakMap<Node, RetryShape | null>();
 export function retryOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
   const known = opened.get(fn);
   if (known !== undefined) return known ?? undefined;
-  const shape = analyseOpenCycle(fn, ctx);
+  const shape = withNotes(() => analyseOpenCycle(fn, ctx));
   opened.set(fn, shape ?? null);
   return shape;
 }
@@ -1418,10 +1463,37 @@ function openShape(attempt: Node, handler: Node, chain: readonly Node[], byRetry
       WAITS_BY_NAME.test((n.callee as Node).name as string) &&
       (n.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
   );
+  if (!shape.waits && timer) noteByName('an imported timer class a wait by its name');
   return {
     ...shape,
     waits: shape.waits || timer,
     // `retryIn(ms)` is called where the failure was judged, out of this reach: its check is not asked for here.
     checksError: shape.checksError || byRetry,
   };
+}
+
+/**
+ * `const info = { nbRetry: this._retryCount }; return policy.onReadTimeout(info, ...)`: a count the class steps,
+ * handed to code out of reach (a retry policy of another file) whose answer decides, is that code's limit to keep; it
+ * is taken as one, and the report says so. Handed to logging or an event (`this.emit('retry', { n })`) it is not.
+ */
+const TELLS = /^(emit|log|warn|info|debug|trace|notify|track|record|report|print|publish|dispatch|trigger)/i;
+
+function countHandedOn(nodes: readonly Node[], ctx: Context): boolean {
+  for (const n of nodes) {
+    if (n.type !== 'MemberExpression' || (n.object as Node).type !== 'ThisExpression') continue;
+    const p = n.parent;
+    const handed =
+      (p?.type === 'Property' && p.value === n) ||
+      (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(n) && entered(p, ctx).length === 0);
+    if (!handed || !isCounted(n, fileIndex(n, ctx.keys))) continue;
+    let told = false;
+    for (let q = p, i = 0; q && i < 4 && !FUNCTIONS.has(q.type); q = q.parent, i++) {
+      if (q.type === 'CallExpression' && TELLS.test(callName(q))) told = true;
+    }
+    if (told) continue;
+    noteByName(`${refKey(n)} handed to code out of reach, taken as its limit`);
+    return true;
+  }
+  return false;
 }

@@ -50,7 +50,7 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       type: 'problem',
       docs: { description: spec.description, recommended: true, url: URL },
       schema: [],
-      messages: { [spec.name]: spec.message },
+      messages: { [spec.name]: `${spec.message}{{byName}}` },
     },
     create(context) {
       const ctx = { keys: context.sourceCode.visitorKeys as never, resolve: resolver(context) };
@@ -59,9 +59,13 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
         if (shape && spec.lacks(shape) && !reported.has(shape.node)) {
           reported.add(shape.node);
           const loc = (shape.node.loc as { start: { line: number; column: number } }).start;
+          const byName = shape.byName ?? [];
           context.report({
             loc: { start: loc, end: { line: loc.line, column: loc.column + 1 } },
             messageId: spec.name,
+            data: {
+              byName: byName.length === 0 ? '' : ` (assumed, its code out of reach: ${byName.join('; ')})`,
+            },
           });
         }
       };

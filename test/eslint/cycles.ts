@@ -522,6 +522,51 @@ export class Subscription {
   }
 }`,
   },
+  {
+    name: 'cycle: the count the class steps is handed to a retry policy out of reach, whose answer decides (cassandra)',
+    finds: ['no-immediate-retry'],
+    code: `
+export class RequestExecution {
+  send() { // <-
+    this.connection.send(this.request, (err, res) => {
+      if (err) return this.handleError(err);
+      this.done(res);
+    });
+  }
+  handleError(err) {
+    if (isFatal(err)) return this.fail(err);
+    const decision = this.policy.onRequestError({ nbRetry: this.retryCount }, err);
+    if (decision.retry) this.retry();
+    else this.fail(err);
+  }
+  retry() {
+    this.retryCount++;
+    this.send();
+  }
+}`,
+  },
+  {
+    name: 'cycle: the count is only told to listeners, nothing out of reach decides with it: no limit',
+    finds: ['no-immediate-retry', 'require-retry-limit'],
+    code: `
+export class RequestExecution {
+  send() { // <-
+    this.connection.send(this.request, (err, res) => {
+      if (err) return this.handleError(err);
+      this.done(res);
+    });
+  }
+  handleError(err) {
+    if (isFatal(err)) return this.fail(err);
+    this.emit('retry', { attempt: this.retryCount });
+    this.retry();
+  }
+  retry() {
+    this.retryCount++;
+    this.send();
+  }
+}`,
+  },
   // Names that count because their code is out of reach (each fails if the word is dropped from the detector).
   {
     name: 'loop: a deadline helper out of reach is a limit by its name',
