@@ -1142,13 +1142,17 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   const nodes = owned(fn.body as Node, keys, { skipLoops: false });
   const errorNames = new Set<string>();
   const again: Node[] = [];
+  // The attempt's nodes when the retry goes through it as a callback parameter (`setTimeout(tryBulk, ms, body, me)`).
+  const viaCallback: Node[] = [];
   for (const n of nodes) {
     if (n.type !== 'CallExpression' || !entersAgain(n, fn, name)) continue;
     // `catch (e) { throw (setTimeout(flush, 0), e) }`: the failure goes to the caller; the rest of the work goes on.
     if (n.parent?.type === 'SequenceExpression' && n.parent.parent?.type === 'ThrowStatement') continue;
+    const back = callsBack(n, name, ctx);
+    if (back) viaCallback.push(...back);
     const path =
       onFailurePath(n, fn, keys, name) ??
-      (failureReference(n, (a) => a.type === 'Identifier' && a.name === name) ? { handler: n } : undefined);
+      (failureReference(n, (a) => a.type === 'Identifier' && a.name === name) || back ? { handler: n } : undefined);
     if (!path || (calleeName(n) === name && changesInput(n, fn, keys))) continue;
     again.push(n);
     if (path.errorName) errorNames.add(path.errorName);
@@ -1157,7 +1161,16 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   const params = new Set((fn.params as Node[]).flatMap((p) => paramName(p) ?? []));
   for (const c of counters(nodes)) params.add(c);
   const counterKey = (n: Node) => refKey(n.type === 'UpdateExpression' ? (n.argument as Node) : n) ?? '';
-  if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && params.has(counterKey(n.property as Node)))) {
+  // `for (let i = 0; ...; i += 2) drop(body[i])`: the index of a loop of its own does not pick the next input.
+  const loopIndexes = new Set(
+    nodes.flatMap((n) =>
+      n.type === 'ForStatement' && (n.init as Node | null)?.type === 'VariableDeclaration'
+        ? ((n.init as Node).declarations as Node[]).flatMap((d) => paramName(d.id as Node) ?? [])
+        : [],
+    ),
+  );
+  const picks = (key: string) => params.has(key) && !loopIndexes.has(key);
+  if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && picks(counterKey(n.property as Node)))) {
     return undefined; // `parsers[index]`: it tries the next item of a list, not the same call again
   }
   if (walksList(nodes, keys)) return undefined; // it works through a queue or a list of fallbacks
@@ -1170,7 +1183,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     kind: 'recursion',
     ...waitsIn(others, ctx),
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
-    checksError: checksError(nodes, withAliases(nodes, errorNames), ctx),
+    checksError: checksError([...nodes, ...viaCallback], withAliases(nodes, errorNames), ctx),
   };
 }
 
@@ -1488,7 +1501,7 @@ function countHandedOn(nodes: readonly Node[], ctx: Context): boolean {
       (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(n) && entered(p, ctx).length === 0);
     if (!handed || !isCounted(n, fileIndex(n, ctx.keys))) continue;
     let told = false;
-    for (let q = p, i = 0; q && i < 4 && !FUNCTIONS.has(q.type); q = q.parent, i++) {
+    for (let q: Node | null | undefined = p, i = 0; q && i < 4 && !FUNCTIONS.has(q.type); q = q.parent, i++) {
       if (q.type === 'CallExpression' && TELLS.test(callName(q))) told = true;
     }
     if (told) continue;
@@ -1496,4 +1509,36 @@ function countHandedOn(nodes: readonly Node[], ctx: Context): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * `setTimeout(tryBulk, wait, body, retryDocuments)` in `retryDocuments`: the function hands itself to an attempt of
+ * the file that calls it back (its parameter at that place) from a failure test or a catch. The attempt's nodes, or
+ * undefined when it is not that shape.
+ */
+function callsBack(call: Node, name: string, ctx: Context): Node[] | undefined {
+  const args = call.arguments as Node[];
+  const timer = /^set(Timeout|Immediate)$/.test(callName(call));
+  const target = timer ? args[0] : (call.callee as Node);
+  if (target?.type !== 'Identifier') return undefined;
+  const handed = (timer ? args.slice(2) : args).findIndex((a) => a.type === 'Identifier' && a.name === name);
+  if (handed < 0) return undefined;
+  for (const attempt of ctx.resolve(target.name as string, target)) {
+    if (!FUNCTIONS.has(attempt.type)) continue;
+    const param = paramName((attempt.params as Node[])[handed]);
+    if (!param) continue;
+    const body = owned(bodyOf(attempt), ctx.keys, { skipLoops: false });
+    const callsParam = body.some(
+      (n) =>
+        n.type === 'CallExpression' && (n.callee as Node).type === 'Identifier' && (n.callee as Node).name === param,
+    );
+    const fails = body.some(
+      (n) =>
+        n.type === 'CatchClause' ||
+        (n.type === 'CallExpression' && calleeName(n) === 'catch') ||
+        (n.type === 'IfStatement' && statusPolarity(n.test as Node) === 'failure'),
+    );
+    if (callsParam && fails) return body;
+  }
+  return undefined;
 }

@@ -567,6 +567,80 @@ export class RequestExecution {
   }
 }`,
   },
+  // Through a callback parameter: the retry hands itself to the attempt, which calls it back with what failed.
+  {
+    name: 'recursion through a callback parameter: retrySearch hands itself to tryMsearch, which calls it back with the 429s (elasticsearch msearch)',
+    finds: ['require-jitter'],
+    code: `
+export function msearchOperation(client, body, retries, wait, done) {
+  let retryCount = retries;
+  tryMsearch(body, retrySearch);
+  function retrySearch(body) { // <-
+    if (body.length > 0 && retryCount > 0) {
+      retryCount -= 1;
+      setTimeout(tryMsearch, wait, body, retrySearch);
+      return;
+    }
+    done();
+  }
+  function tryMsearch(body, done) {
+    client.msearch({ body }).then((results) => {
+      const retryBody = [];
+      for (const response of results.responses) {
+        if (response.status === 429) retryBody.push(response.request);
+      }
+      done(retryBody);
+    });
+  }
+}`,
+  },
+  {
+    name: 'recursion through a callback parameter, the exhausted items dropped in a loop of their own (elasticsearch bulk)',
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+function bulkOperation(client, bulkBody, retries, wait, onDrop, callback) {
+  let retryCount = retries;
+  tryBulk(bulkBody, retryDocuments);
+  function retryDocuments(err, bulkBody) { // <-
+    if (err != null) return callback(err);
+    if (bulkBody.length > 0) {
+      if (retryCount > 0) {
+        retryCount -= 1;
+        setTimeout(tryBulk, wait, bulkBody, retryDocuments);
+        return;
+      }
+      for (let i = 0, len = bulkBody.length; i < len; i = i + 2) onDrop(bulkBody[i]);
+    }
+    callback();
+  }
+  function tryBulk(bulkBody, callback) {
+    client.bulk({ body: bulkBody }, (err, result) => {
+      if (err) return callback(err, []);
+      const retry = [];
+      for (const item of result.items) if (item.status === 429) retry.push(item);
+      callback(null, retry);
+    });
+  }
+}
+module.exports = bulkOperation;`,
+  },
+  {
+    name: 'look-alike: a function hands itself to a pager that calls it back with the next page (no failure in it)',
+    finds: [],
+    code: `
+export function readAll(client, cursor, out, done) {
+  fetchPage(cursor, onPage);
+  function onPage(items, next) {
+    out.push(...items);
+    if (next) setTimeout(fetchPage, 0, next, onPage);
+    else done(out);
+  }
+  function fetchPage(cursor, cb) {
+    client.list({ cursor }).then((page) => cb(page.items, page.next));
+  }
+}`,
+  },
   // Names that count because their code is out of reach (each fails if the word is dropped from the detector).
   {
     name: 'loop: a deadline helper out of reach is a limit by its name',
