@@ -641,6 +641,54 @@ export function readAll(client, cursor, out, done) {
   }
 }`,
   },
+  {
+    name: 'cycle: a timer helper written as a class expression (compiled output), its callback a parameter with a default',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+const Timer = class {
+  static {
+    this.created = 0;
+  }
+  [Symbol.toStringTag] = 'Timer';
+  constructor(callback = () => {}, ms = 1000) {
+    this.callback = callback;
+    this.ms = ms;
+  }
+  schedule() {
+    this.handle = setTimeout(() => this.callback(), this.ms);
+  }
+};
+export class Client {
+  constructor() {
+    this.timer = new Timer(() => this.connect(), 1000);
+  }
+  connect() { // <-
+    this.socket = net.connect(this.port);
+    this.socket.on('error', () => this.timer.schedule());
+  }
+}`,
+  },
+  {
+    name: 'cycle: a counter kept under a symbol key, stepped and compared, is the limit (compiled private state)',
+    finds: ['require-jitter'],
+    code: `
+const kAttempts = Symbol('attempts');
+export class Client {
+  constructor() {
+    this[kAttempts] = 0;
+  }
+  connect() { // <-
+    this.socket = net.connect(this.port);
+    this.socket.on('error', (err) => this.retryLater(err));
+  }
+  retryLater(err) {
+    if (err.code !== 'ECONNREFUSED') throw err;
+    this[kAttempts]++;
+    if (this[kAttempts] > 5) return;
+    setTimeout(() => this.connect(), 1000);
+  }
+}`,
+  },
   // Names that count because their code is out of reach (each fails if the word is dropped from the detector).
   {
     name: 'loop: a deadline helper out of reach is a limit by its name',
