@@ -3,7 +3,7 @@ import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } 
 import { nearest } from './nearest';
 import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or, withCause } from './validate';
-import { SlidingCounts, type SteadyClock, steadyClock } from './window';
+import { SlidingCounts, type SteadyClock, steadyClock, WINDOW } from './window';
 
 /** A circuit breaker's state. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -47,7 +47,7 @@ export interface CircuitBreakerOptions {
   readonly failureRatio?: number | undefined;
   /** The fewest attempts in the window for `failureRatio` to apply: an integer >= 1. Default `10`. */
   readonly minimumCalls?: number | undefined;
-  /** The window of `failureRatio`, in ms: a finite number > 0. Default `10_000`. */
+  /** The window of `failureRatio`, in ms: a finite number >= 1. Default `10_000`. */
   readonly windowMs?: number | undefined;
   /** How long it stays open before letting probes through, in ms: a finite number > 0. Default `5_000`. */
   readonly breakMs?: number | undefined;
@@ -343,7 +343,7 @@ class Breaker implements CircuitBreaker, Guard {
     const ratio = or(options.failureRatio, 0.9);
     this.#failureRatio = num('failureRatio', ratio, 'a number in (0, 1]', (n) => n > 0 && n <= 1);
     this.#minimumCalls = integer('minimumCalls', or(options.minimumCalls, 10));
-    const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');
+    const windowMs = finite('windowMs', or(options.windowMs, 10_000), 1, WINDOW);
     this.#breakMs = finite('breakMs', or(options.breakMs, 5_000), Number.MIN_VALUE, 'a finite number > 0');
     this.#maxBreakMs = finite(
       'maxBreakMs',

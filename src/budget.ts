@@ -2,7 +2,7 @@ import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } 
 import { nearest } from './nearest';
 import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
-import { SlidingCounts, type SteadyClock, steadyClock } from './window';
+import { SlidingCounts, type SteadyClock, steadyClock, WINDOW } from './window';
 
 /**
  * What a retry budget grants a retry: call {@link release} if the retry it paid for never starts. Giving it back
@@ -32,11 +32,17 @@ export interface RetryBudgetOptions {
    * Default `0.85`.
    */
   readonly failureRatio?: number | undefined;
-  /** The window of `failureRatio`, in ms: a finite number > 0. Default `1_000`. */
+  /**
+   * The window of `failureRatio` (and of what counts as an isolated slow failure), in ms: a finite number >= 1.
+   * Default `3_000`: long enough for a quiet process (one of 1,000 sharing a dependency) to see a few attempts, short
+   * enough that the traffic before the trouble does not dilute the share (in the matrix, 5 s let the 100-instance
+   * shedding cell slip from 29% to 18% served; 1 s left the 1,000-instance one at 18%).
+   */
   readonly failureWindowMs?: number | undefined;
   /**
    * The fewest attempts in that window for `failureRatio` to apply: an integer >= 1, or `Infinity` (the rule off).
-   * Default `10`.
+   * Default `4`: a call of its own with up to 4 attempts is never stopped by this rule alone, and a quiet process
+   * still acts on a few attempts that all failed.
    */
   readonly minimumCalls?: number | undefined;
   /**
@@ -50,7 +56,7 @@ export interface RetryBudgetOptions {
    * number >= 0. Default `0`. Over the window this is a reserve of `minPerSecond x windowMs / 1000` retries.
    */
   readonly minPerSecond?: number | undefined;
-  /** The sliding window of `ratio`, in ms: a finite number > 0. Default `10_000`. */
+  /** The sliding window of `ratio`, in ms: a finite number >= 1. Default `10_000`. */
   readonly windowMs?: number | undefined;
   /**
    * The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). A reading that
@@ -163,22 +169,17 @@ class Budget implements RetryBudget, Guard {
       'a number in (0, 1]',
       (n) => n > 0 && n <= 1,
     );
-    const failureWindowMs = finite(
-      'failureWindowMs',
-      or(options.failureWindowMs, 1_000),
-      Number.MIN_VALUE,
-      'a finite number > 0',
-    );
+    const failureWindowMs = finite('failureWindowMs', or(options.failureWindowMs, 3_000), 1, WINDOW);
     this.#minimumCalls = num(
       'minimumCalls',
-      or(options.minimumCalls, 10),
+      or(options.minimumCalls, 4),
       'an integer >= 1 or Infinity (off)',
       (n) => (Number.isInteger(n) && n >= 1) || n === Infinity,
     );
     const ratio = or(options.ratio, Infinity);
     this.#ratio = ratio === Infinity ? ratio : finite('ratio', ratio, 0, 'a number >= 0 or Infinity (no cap)');
     const minPerSecond = finite('minPerSecond', or(options.minPerSecond, 0), 0);
-    const windowMs = finite('windowMs', or(options.windowMs, 10_000), Number.MIN_VALUE, 'a finite number > 0');
+    const windowMs = finite('windowMs', or(options.windowMs, 10_000), 1, WINDOW);
     this.#reserve = (minPerSecond * windowMs) / 1_000;
     this.#now = steadyClock(optionalFn('now', options.now));
     this.#counts = this.#ratio === Infinity ? undefined : new SlidingCounts(windowMs); // no cap: nothing to count
@@ -277,19 +278,21 @@ const UNCAPPED: RetryPermit = { release() {} };
  * - **a slow failure**: the attempt took at least `slowMs` (default half the time it was allowed: give attempts an
  *   `attemptTimeoutMs`), or its timeout abandoned it. The dependency is queueing; a retry would join the queue that
  *   made it slow, and that is how retries turn a slowdown into an outage. An isolated one is still retried (a hung
- *   connection among fast answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow, with at
- *   least `minimumCalls` of them), so a quiet process never retries a timeout and a busy one retries a rare one.
- * - **most attempts failing**: `failureRatio` (85%) of this budget's attempts over the last `failureWindowMs` (1 s)
- *   failed, with at least `minimumCalls` (10) of them. The dependency is down or shedding load.
+ *   connection among fast answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow), so a quiet
+ *   process never retries a timeout and a busy one retries a rare one.
+ *   A 429 Too Many Requests that names no wait (no Retry-After) counts as slow however fast it came: the dependency
+ *   says it is saturated. A 429 with a Retry-After keeps its time: the server scheduled that retry.
+ * - **most attempts failing**: `failureRatio` (85%) of this budget's attempts over the last `failureWindowMs` (3 s)
+ *   failed, with at least `minimumCalls` (4) of them. The dependency is down or shedding load.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a
  * dependency that fails some of its requests while it has room keeps what retrying is for. First attempts are never
  * refused. Both rules read only this budget's own attempts, and neither counts retries against a per-process reserve,
  * so a fleet of 10,000 processes adds no more than one does. The slow rule reads each attempt's own time, so it acts
  * alike in every process; the failure-share rule needs `minimumCalls` attempts in its window, so it acts in a busy
- * process and not in a quiet one (in the matrix, `herdless simulate --scenario matrix`: up to 100 instances of a
- * 1,000-a-second demand, not at 1,000), which then relies on the slow rule alone. An optional volume cap (`ratio`, `minPerSecond`: Finagle's
- * `RetryBudget`) also bounds retries to a share of first attempts; off by default, since a reserve counted per
- * process adds up across a fleet.
+ * process and in a fairly quiet one (in the matrix, `herdless simulate --scenario matrix`: up to 1,000 instances of
+ * an 800-a-second demand), not in one of 10,000 (a third of a call in a 4 s slowdown), which then relies on the slow
+ * rule and the 429s alone. An optional volume cap (`ratio`, `minPerSecond`: Finagle's `RetryBudget`) also bounds
+ * retries to a share of first attempts; off by default, since a reserve counted per process adds up across a fleet.
  *
  * Choose it for every dependency that many calls share, with an `attemptTimeoutMs`. Memory is 40 numbers whatever
  * the traffic; it sets no timers.
@@ -297,7 +300,7 @@ const UNCAPPED: RetryPermit = { release() {} };
  * @example
  * ```ts
  * import { createRetryBudget, retry } from 'herdless';
- * const budget = createRetryBudget(); // no retry for a slow failure, nor while 85% of the last second's attempts fail
+ * const budget = createRetryBudget(); // no retry for a slow failure, nor while 85% of the last 3 s of attempts fail
  * const user = await retry(() => api.getUser(id), { budget, attemptTimeoutMs: 1_000 });
  * ```
  *

@@ -87,6 +87,8 @@ Outage only:
 Overload and partial:
   --queue-limit none|1s         none (default): an unbounded queue; a duration (1s): the server sheds work beyond it
                                 with a fast 503
+  --shed 503|429                what the server sheds with: a bare 503 (default), or a 429 (it says it is
+                                saturated; herdless's budget reads that as a timeout)
   --load 0.8                    the demand as a share of capacity (default 0.8)
 
 Overload only:
@@ -96,7 +98,7 @@ Partial only:
   --failure-rate 0.5            the share of served requests that fail (default 0.5)
   --duration 30s                how long the partial failure lasts (default 30s)
 
-Matrix: --instances (a list), --strategies (default ${MATRIX_STRATEGIES.join(', ')}; it needs no-retries and
+Matrix: --instances (a list), --shed, --strategies (default ${MATRIX_STRATEGIES.join(', ')}; it needs no-retries and
 plain, the references every cell is judged against), --seed, --json, --svg (a heat map).
 
 Contention only (the post's base 5 ms and cap 2 s):
@@ -122,6 +124,7 @@ const SCENARIO_OF_FLAG: Readonly<Record<string, readonly string[]>> = {
   'retry-after': ['outage'],
   runs: ['contention'],
   'queue-limit': ['overload', 'partial'],
+  shed: ['overload', 'partial', 'matrix'],
   clients: ['outage', 'contention'],
   slowdown: ['overload'],
   load: ['overload', 'partial'],
@@ -296,6 +299,7 @@ const OPTIONS = {
   budget: { type: 'boolean' },
   breaker: { type: 'boolean' },
   'queue-limit': { type: 'string' },
+  shed: { type: 'string' },
   slowdown: { type: 'string' },
   load: { type: 'string' },
   'retry-after': { type: 'string' },
@@ -323,6 +327,7 @@ const WANTS: Readonly<Record<ValueFlag, string>> = {
   svg: 'a file to write, like chart.svg',
   timeout: 'a duration like 30s',
   'queue-limit': 'none or a duration like 1s',
+  shed: '503 or 429',
   slowdown: 'a duration like 4s',
   load: 'a share of capacity above 0, like 0.8',
   'retry-after': 'a duration like 2s',
@@ -544,6 +549,7 @@ function runOverload(
   const slowdownMs = parseDuration(outage === undefined ? 'slowdown' : 'outage', outage ?? text('slowdown') ?? '4s');
   const limit = text('queue-limit') ?? 'none';
   const queueLimitMs = limit === 'none' ? Infinity : parseDuration('queue-limit', limit);
+  const shedStatus = parseShed(text('shed'));
   const loadText = text('load') ?? '0.8';
   if (!/^\d+(?:\.\d+)?$/.test(loadText) || !(Number(loadText) > 0)) {
     throw new UsageError(`--load must be a share of capacity above 0, like 0.8, got '${loadText}'`);
@@ -567,6 +573,7 @@ function runOverload(
     capacity: perSecond,
     load: Number(loadText),
     queueLimitMs,
+    shedStatus,
     maxAttempts: positiveInteger('max-attempts', text('max-attempts'), 3),
     instances: positiveInteger('instances', text('instances'), 1, MAX_INSTANCES),
     seed,
@@ -619,12 +626,19 @@ function runOverload(
     return 0;
   }
   io.out(
-    `${scenario}: demand ${s.load * 100}% of ${s.capacity}/s${fleet(s.instances)} (FIFO, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}), ${blip} after ${s.warmupMs / 1_000} s, then ${s.afterMs / 1_000} s\n` +
+    `${scenario}: demand ${s.load * 100}% of ${s.capacity}/s${fleet(s.instances)} (FIFO, queue limit ${s.queueLimitMs === Infinity ? 'none' : formatMs(s.queueLimitMs)}${s.shedStatus === 429 && s.queueLimitMs !== Infinity ? ', shed with a 429' : ''}), ${blip} after ${s.warmupMs / 1_000} s, then ${s.afterMs / 1_000} s\n` +
       `each request: attempt timeout ${formatMs(s.attemptTimeoutMs)}, max ${s.maxAttempts} attempt${s.maxAttempts === 1 ? '' : 's'}; seed ${seed}\n\n`,
   );
   io.out(`${overloadTable(result.results)}\n\n${terminalChart(series, chart)}\n`);
   if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);
   return 0;
+}
+
+/** `--shed`: the status a server over its queue limit answers with. */
+function parseShed(value: string | undefined): 503 | 429 {
+  if (value === undefined || value === '503') return 503;
+  if (value === '429') return 429;
+  throw new UsageError(`--shed must be 503 or 429, got '${value}'`);
 }
 
 /** `herdless simulate --scenario matrix`. */
@@ -648,6 +662,7 @@ function runMatrix(
     ...(instances ? { instances } : {}),
     strategies: names,
     seed,
+    shedStatus: parseShed(values.shed as string | undefined),
     onProgress: progress,
   });
   endProgress();
@@ -658,7 +673,7 @@ function runMatrix(
   }
   io.out(
     `matrix: each kind of trouble at each fleet size (the demand split over the instances, each with its own budget\n` +
-      `and breaker); capacity 1000/s, attempt timeout 1 s, 3 attempts; seed ${seed}\n\n`,
+      `and breaker); capacity 1000/s, attempt timeout 1 s, 3 attempts; ${result.shedStatus === 429 ? 'shed with a 429; ' : ''}seed ${seed}\n\n`,
   );
   io.out(`${matrixTable(result)}\n`);
   if (values.svg !== undefined) io.out(`\nwrote ${values.svg}\n`);

@@ -1,3 +1,4 @@
+import { getStatus } from './classify';
 import type { StopReason } from './errors';
 
 /**
@@ -65,4 +66,19 @@ export interface Pass {
  */
 export interface Guard {
   open(next?: Guard): Pass;
+}
+
+/**
+ * How long a failed attempt took, as a guard reads it: `Infinity` (the dependency is queueing) when its timeout cut it,
+ * or when the dependency answered 429 Too Many Requests without naming a wait (no Retry-After): it said it is
+ * saturated, which a fast answer alone does not say. A 429 with a Retry-After is the server scheduling the retry, and
+ * keeps its own time. Shared by `retry()` and the simulator, so both read an answer alike.
+ */
+export function queueingMs(
+  tookMs: number,
+  timedOut: boolean,
+  failure: unknown,
+  retryAfterMs: number | undefined,
+): number {
+  return timedOut || (retryAfterMs === undefined && getStatus(failure) === 429) ? Infinity : tookMs;
 }

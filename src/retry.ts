@@ -1,6 +1,6 @@
 import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
-import { FAILURE, type Guard, RELEASE, type Settle, START, SUCCESS } from './guard';
+import { FAILURE, type Guard, queueingMs, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, toPolicy } from './policy';
 import { fail, withCause } from './validate';
 import { ABORTED, guard, isThenable, TIMED_OUT, Watch } from './wait';
@@ -265,11 +265,10 @@ async function loop<T>(
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
         // which says nothing of it (the finally releases it, as for a permanent error or an abort).
         // With how long the attempt took of the time it had: what tells a budget the dependency is queueing.
-        if (timedOut || !byDeadline) reason = pass?.settle(FAILURE, undefined, timedOut ? Infinity : tookMs, allowedMs);
-        if (!byDeadline) {
-          retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
-          decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
-        }
+        if (!byDeadline) retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
+        if (timedOut || !byDeadline)
+          reason = pass?.settle(FAILURE, undefined, queueingMs(tookMs, timedOut, outcome, retryAfterMs), allowedMs);
+        if (!byDeadline) decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
       } catch (error) {
         throw withCause(error, outcome);
       }

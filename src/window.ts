@@ -1,6 +1,12 @@
 import { num } from './validate';
 
 /**
+ * What a window's length must be: under 1 ms its tenths would not divide a clock's times into steps (with 1e-320 every
+ * time is bucket Infinity, and the window never slides).
+ */
+export const WINDOW = 'a finite number of ms >= 1';
+
+/**
  * Two counters over a sliding window, kept in a fixed ring of buckets: the shared state of a retry budget and of a
  * circuit breaker's failure ratio. Memory is `2 x buckets` numbers whatever the traffic, and each call is O(1) (a
  * step that crosses several buckets clears at most `buckets` of them). The window slides a bucket at a time, so a

@@ -71,6 +71,11 @@ const SCENARIOS: Record<string, { base: readonly string[]; rows: readonly Row[] 
       { args: ['--slowdown', '2s'], settings: { outage: false, slowdownMs: 2_000 } },
       { args: ['--max-attempts', '2'], settings: { maxAttempts: 2 } },
       { args: ['--queue-limit', '1s'], settings: { queueLimitMs: 1_000 } },
+      {
+        args: ['--shed', '429'],
+        on: ['--queue-limit', '1s', '--load', '3', '--budget'],
+        settings: { shedStatus: 429 },
+      },
       { args: ['--load', '0.5'], settings: { load: 0.5 } },
       { args: ['--budget'], strategies: ['full+budget'] },
       { args: ['--breaker'], strategies: ['full+breaker'] },
@@ -87,6 +92,11 @@ const SCENARIOS: Record<string, { base: readonly string[]; rows: readonly Row[] 
       { args: ['--duration', '10s'], settings: { slowdownMs: 10_000 } },
       { args: ['--max-attempts', '2'], settings: { maxAttempts: 2 } },
       { args: ['--queue-limit', '1s'], settings: { queueLimitMs: 1_000 } },
+      {
+        args: ['--shed', '429'],
+        on: ['--queue-limit', '1s', '--load', '3', '--budget'],
+        settings: { shedStatus: 429 },
+      },
       { args: ['--load', '0.5'], settings: { load: 0.5 } },
       { args: ['--budget'], strategies: ['full+budget'] },
       { args: ['--breaker'], strategies: ['full+breaker'] },
@@ -103,6 +113,11 @@ const SCENARIOS: Record<string, { base: readonly string[]; rows: readonly Row[] 
       { args: ['--instances', '10'], settings: { instances: [10] } },
       { args: ['--strategies', 'no-retries,plain,recommended'], strategies: ['no-retries', 'plain', 'recommended'] },
       { args: ['--seed', '2'], settings: { seed: 2 } },
+      {
+        args: ['--shed', '429'],
+        on: ['--strategies', 'no-retries,plain,recommended'],
+        settings: { shedStatus: 429 },
+      },
     ],
   },
 };
@@ -122,6 +137,7 @@ function json(args: readonly string[]) {
   const parsed = JSON.parse(out) as {
     settings?: Record<string, unknown>;
     seed?: number;
+    shedStatus?: number;
     results?: Results;
     cells?: { instances: number; results: Results; [field: string]: unknown }[];
   };
@@ -130,6 +146,7 @@ function json(args: readonly string[]) {
   return {
     settings: parsed.settings ?? {
       seed: parsed.seed,
+      shedStatus: parsed.shedStatus,
       instances: [...new Set(parsed.cells?.map((c) => c.instances))],
     },
     strategies: [...new Set(results.map((r) => r.strategy))],

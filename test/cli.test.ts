@@ -198,6 +198,9 @@ describe('herdless simulate', () => {
     ],
     [['simulate', '--queue-limit', '1s'], '--queue-limit is for the overload and partial scenarios only, not outage'],
     [['simulate', '--scenario', 'overload', '--queue-limit', '1'], '--queue-limit must be a duration like 4s or 250ms'],
+    [['simulate', '--scenario', 'overload', '--shed', '500'], "--shed must be 503 or 429, got '500'"],
+    [['simulate', '--scenario', 'matrix', '--shed', 'x'], "--shed must be 503 or 429, got 'x'"],
+    [['simulate', '--shed', '429'], '--shed is for the overload, partial and matrix scenarios only, not outage'],
     [
       ['simulate', '--scenario', 'overload', '--load', 'lots'],
       "--load must be a share of capacity above 0, like 0.8, got 'lots'",
@@ -305,7 +308,7 @@ describe('herdless simulate', () => {
 
   it('every flag the help lists with a value, given without one, says what value it wants', () => {
     const flags = [...USAGE.matchAll(/^ {2}(?:-\w, )?--([\w-]+) \S/gm)].map((m) => m[1] as string);
-    expect(flags).toHaveLength(17); // of the 22: --json, --budget, --breaker, --help and --version take none
+    expect(flags).toHaveLength(18); // of the 23: --json, --budget, --breaker, --help and --version take none
     for (const flag of flags) {
       const { code, err } = run('simulate', `--${flag}`);
       expect(code, flag).toBe(2);

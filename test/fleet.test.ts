@@ -129,6 +129,39 @@ describe('the fleet: the demand split over instances, each with its own budget a
   });
 });
 
+describe('a server that sheds with a 429 says it is saturated', () => {
+  const cell = (shedStatus: 503 | 429, instances: number) =>
+    simulateOverload({
+      queueLimitMs: 1_000,
+      instances,
+      shedStatus,
+      afterMs: 10_000,
+      strategies: ['no-retries', 'plain', 'recommended'],
+    }).results;
+
+  it.each([1, 10_000])(
+    'at %i instances the recommended setup refuses the shed retries and serves what no retries serve',
+    (instances) => {
+      const [none, plain, recommended] = cell(429, instances);
+      expect(recommended?.goodputDuring).toBeGreaterThanOrEqual((none?.goodputDuring as number) - 0.05);
+      expect(recommended?.budgetStops).toBeGreaterThan(0);
+      // plain retries have no budget to read it: the 429 changes nothing for them
+      expect(plain?.goodputDuring).toBe(cell(503, instances)[1]?.goodputDuring);
+    },
+  );
+
+  it('with a bare 503 at 10,000 instances, no process has the history to tell: the cell the matrix reports missed', () => {
+    const [none, , recommended] = cell(503, 10_000);
+    expect(recommended?.goodputDuring).toBeLessThan((none?.goodputDuring as number) - 0.05);
+  });
+
+  it('refuses a shed status other than 503 or 429', () => {
+    expect(() => simulateOverload({ shedStatus: 500 as 429 })).toThrow(
+      'herdless: shedStatus must be 503 or 429, got 500',
+    );
+  });
+});
+
 describe('the protection matrix', () => {
   const troubles = [MATRIX_TROUBLES[0], MATRIX_TROUBLES[7], MATRIX_TROUBLES[8]].filter((t) => t !== undefined);
   const result = simulateMatrix({ instances: [1, 1_000], troubles, afterMs: 20_000 });
@@ -186,6 +219,7 @@ describe('the protection matrix', () => {
     const judged = matrixVerdicts({
       scenario: 'matrix',
       seed: 1,
+      shedStatus: 503,
       cells: [
         cell([
           { strategy: 'no-retries', goodputDuring: 0.5, recoveryMs: 1_000 },
@@ -206,6 +240,7 @@ describe('the protection matrix', () => {
       matrixVerdicts({
         scenario: 'matrix',
         seed: 1,
+        shedStatus: 503,
         cells: [cell([{ strategy: 'plain', goodputDuring: 1, recoveryMs: 0 }])],
       } as MatrixResult),
     ).toThrow(/needs no-retries and plain/);

@@ -263,7 +263,7 @@ describe('budget.reset()', () => {
   });
 
   it("forgets the saturation rule's recent outcomes: a budget refusing retries lets them through again", async () => {
-    const budget = createRetryBudget(); // the defaults: refuses while 85% of the last second's attempts fail
+    const budget = createRetryBudget(); // the defaults: refuses while 85% of the last 3 s of attempts fail
     const failing = (maxAttempts: number) =>
       retry(() => Promise.reject(transient()), { budget, maxAttempts, baseMs: 1 }).catch((e: unknown) => e);
     for (let i = 0; i < 10; i++) await failing(1);

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCircuitBreaker, createRetryBudget, type RetryBudget, type RetryError, retry } from '../src/index';
+import {
+  createCircuitBreaker,
+  createRetryBudget,
+  givenUp,
+  type RetryBudget,
+  type RetryError,
+  retry,
+  retryingFetch,
+} from '../src/index';
 import { settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -49,7 +57,7 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
     expect(calls).toBe(1);
   });
 
-  it('an isolated slow failure (at most 1 in 100 of the last second of attempts, 10 known) is still retried', async () => {
+  it('an isolated slow failure (at most 1 in 100 of the last 3 s of attempts) is still retried', async () => {
     const budget = createRetryBudget();
     for (let i = 0; i < 99; i++) await retry(() => 'ok', { budget, attemptTimeoutMs: 1_000 }); // fast successes
     let calls = 0;
@@ -146,18 +154,97 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
   });
 });
 
+describe('createRetryBudget: a 429 without a wait says the dependency is saturated', () => {
+  const tooMany = (retryAfter?: string) =>
+    Object.assign(new Error('too many'), {
+      status: 429,
+      ...(retryAfter === undefined ? {} : { headers: { 'retry-after': retryAfter } }),
+    });
+
+  it('a fast 429 with no Retry-After is not retried (as a timeout is not), a fast 503 is', async () => {
+    const budget = createRetryBudget();
+    let calls = 0;
+    const run = settle(
+      retry(
+        () => {
+          calls++;
+          return Promise.reject(tooMany());
+        },
+        { budget, maxAttempts: 3 },
+      ),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result.status).toBe('rejected');
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(calls).toBe(1);
+
+    const fast = failingAfter(1, 2); // a 503 in 1 ms: says nothing of saturation
+    const ok = settle(retry(fast.fn, { budget, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('a 429 that names its wait is the server scheduling the retry: herdless waits it, and the budget pays', async () => {
+    const budget = createRetryBudget();
+    let calls = 0;
+    const run = settle(retry(() => (calls++ === 0 ? Promise.reject(tooMany('2')) : 'ok'), { budget, maxAttempts: 3 }));
+    await fake.clock.tickAsync(1_999);
+    expect(calls).toBe(1); // still waiting the server's 2 s
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(calls).toBe(2);
+  });
+
+  it('an isolated 429 among many fast answers is still retried, as an isolated slow failure is', async () => {
+    const budget = createRetryBudget();
+    for (let i = 0; i < 99; i++) await retry(() => 'ok', { budget });
+    let calls = 0;
+    const run = settle(retry(() => (calls++ === 0 ? Promise.reject(tooMany()) : 'ok'), { budget, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(calls).toBe(2);
+  });
+
+  it('retryingFetch: a 429 Response with no Retry-After is sent once; with one, it is retried after the wait', async () => {
+    const budget = createRetryBudget();
+    const sent: string[] = [];
+    const answer = (headers: Record<string, string>) => async (input: RequestInfo | URL) => {
+      sent.push(String(input));
+      return new Response('slow down', { status: 429, headers });
+    };
+    const bare = settle(retryingFetch({ budget, maxAttempts: 3, fetch: answer({}) })('http://x.test/a'));
+    await fake.clock.runAllAsync();
+    expect(givenUp(bare.result.value)).toBe('budget');
+    expect(sent).toEqual(['http://x.test/a']);
+    const waited = settle(
+      retryingFetch({ budget, maxAttempts: 2, fetch: answer({ 'retry-after': '1' }) })('http://x.test/b'),
+    );
+    await fake.clock.runAllAsync();
+    expect(givenUp(waited.result.value)).toBe('attempts');
+    expect(sent).toEqual(['http://x.test/a', 'http://x.test/b', 'http://x.test/b']);
+  });
+
+  it('without a budget nothing changes: a 429 is retried with backoff', async () => {
+    let calls = 0;
+    const run = settle(retry(() => (calls++ < 2 ? Promise.reject(tooMany()) : 'ok'), { maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(calls).toBe(3);
+  });
+});
+
 describe('createRetryBudget: most attempts failing', () => {
-  it('once 85% of the last second of attempts failed (10 at least), no failure gets a retry; later it does', async () => {
+  it('once 85% of the last 3 s of attempts failed (4 at least), no failure gets a retry; later it does', async () => {
     const budget = createRetryBudget();
     const fast = failingAfter(1);
-    const runs = Array.from({ length: 10 }, () => settle(retry(fast.fn, { budget, maxAttempts: 3, baseMs: 50 })));
+    const runs = Array.from({ length: 4 }, () => settle(retry(fast.fn, { budget, maxAttempts: 3, baseMs: 50 })));
     await fake.clock.runAllAsync();
-    // The first 9 failures were retried (fewer than 10 attempts known); from the 10th on, 85% of them had failed.
+    // The first 3 failures were retried (fewer than 4 attempts known); from the 4th on, 85% of them had failed.
     const reasons = runs.map((r) => (r.result.reason as RetryError).reason);
     expect(reasons.every((r) => r === 'budget')).toBe(true);
-    expect(fast.calls()).toBe(10 + 9);
-    // A second later the window is empty again: a fast failure is retried.
-    fake.clock.tick(1_000);
+    expect(fast.calls()).toBe(4 + 3);
+    // 3 s later the window is empty again: a fast failure is retried.
+    fake.clock.tick(3_000);
     const later = failingAfter(1, 1);
     const ok = settle(retry(later.fn, { budget, maxAttempts: 2 }));
     await fake.clock.runAllAsync();
@@ -189,6 +276,36 @@ describe('createRetryBudget: most attempts failing', () => {
     const ok = settle(retry(lonely.fn, { budget: quiet, maxAttempts: 2 }));
     await fake.clock.runAllAsync();
     expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('a quiet process (a call every 500 ms, each failing fast) stops retrying once 4 attempts in 3 s all failed', async () => {
+    const budget = createRetryBudget();
+    const fast = failingAfter(1);
+    const runs: ReturnType<typeof settle>[] = [];
+    for (let i = 0; i < 4; i++) {
+      runs.push(settle(retry(fast.fn, { budget, maxAttempts: 2, baseMs: 10 })));
+      await fake.clock.tickAsync(500);
+    }
+    // Calls 1 and 2 retried (1 and 3 attempts known when they failed); from the 4th attempt on, every one had failed.
+    expect(runs.map((r) => (r.result.reason as RetryError).reason)).toEqual([
+      'attempts',
+      'attempts',
+      'budget',
+      'budget',
+    ]);
+    expect(fast.calls()).toBe(6);
+  });
+
+  it('a lone call is never stopped by the failure share before its 4th attempt: maxAttempts 4 means 4', async () => {
+    const budget = createRetryBudget();
+    const dead = failingAfter(1);
+    const run = settle(retry(dead.fn, { budget, maxAttempts: 4 }));
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('attempts');
+    expect(dead.calls()).toBe(4);
+    const five = settle(retry(failingAfter(1).fn, { budget: createRetryBudget(), maxAttempts: 5 }));
+    await fake.clock.runAllAsync();
+    expect((five.result.reason as RetryError).reason).toBe('budget'); // 4 of 4 failed: the 5th is refused
   });
 
   it('successes count: 10 successes then 1 fast failure is retried', async () => {

@@ -21,3 +21,10 @@ export class SimulationLimitError extends RangeError {}
 
 /** The number of windows of `windowMs` in `spanMs` (rounded up). */
 export const windowsIn = (spanMs: number, windowMs: number): number => Math.ceil(spanMs / windowMs);
+
+/** A fleet size the simulator runs: an integer >= 1, else a RangeError (one check for every scenario). */
+export function checkInstances(instances: number): void {
+  if (!(Number.isInteger(instances) && instances >= 1)) {
+    throw new RangeError(`herdless: instances must be an integer >= 1, got ${String(instances)}`);
+  }
+}

@@ -27,6 +27,11 @@ export interface MatrixOptions {
   readonly afterMs?: number;
   /** The seed. Default 1. */
   readonly seed?: number;
+  /**
+   * The status of the shed answer in the rows with a queue limit: `503` (bare, the default) or `429` (the server says
+   * it is saturated). See `OverloadOptions.shedStatus`.
+   */
+  readonly shedStatus?: 503 | 429;
   /** Called after each cell with how many are done. */
   readonly onProgress?: (done: number, total: number) => void;
 }
@@ -56,6 +61,8 @@ export interface MatrixCell extends MatrixTrouble {
 export interface MatrixResult {
   readonly scenario: 'matrix';
   readonly seed: number;
+  /** The status of the shed answer in the rows with a queue limit (503 or 429). */
+  readonly shedStatus: 503 | 429;
   readonly cells: readonly MatrixCell[];
 }
 
@@ -98,6 +105,7 @@ export function simulateMatrix(options: MatrixOptions = {}): MatrixResult {
   const strategies = options.strategies ?? MATRIX_STRATEGIES;
   const seed = options.seed ?? 1;
   const afterMs = options.afterMs ?? 30_000;
+  const shedStatus = options.shedStatus ?? 503;
   const cells: MatrixCell[] = [];
   const total = instances.length * troubles.length;
   for (const trouble of troubles) {
@@ -109,6 +117,7 @@ export function simulateMatrix(options: MatrixOptions = {}): MatrixResult {
         seed,
         strategies,
         queueLimitMs: trouble.queueLimit ?? Infinity,
+        shedStatus,
       };
       const { results } =
         trouble.scenario === 'partial'
@@ -118,7 +127,7 @@ export function simulateMatrix(options: MatrixOptions = {}): MatrixResult {
       options.onProgress?.(cells.length, total);
     }
   }
-  return { scenario: 'matrix', seed, cells };
+  return { scenario: 'matrix', seed, shedStatus, cells };
 }
 
 function figures(r: OverloadFigures): MatrixFigures {

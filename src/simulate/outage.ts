@@ -1,5 +1,5 @@
 import { createPolicy } from '../policy';
-import { MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
+import { checkInstances, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
@@ -128,9 +128,7 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
       `herdless: simulateOutage: outageMs (${settings.outageMs}) spans ${windows} windows of capacityWindowMs (${settings.capacityWindowMs}), more than ${MAX_WINDOWS}: use wider windows or a shorter outage`,
     );
   }
-  if (!(Number.isInteger(settings.instances) && settings.instances >= 1)) {
-    throw new RangeError(`herdless: instances must be an integer >= 1, got ${String(settings.instances)}`);
-  }
+  checkInstances(settings.instances);
   const strategies = (options.strategies ?? (Object.keys(STRATEGIES) as Strategy[])).map(resolveStrategy);
   const results = strategies.map((strategy, i) => {
     const figures = runOutage(settings, strategy);

@@ -1,5 +1,5 @@
 import { createPolicy } from '../policy';
-import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
+import { checkInstances, MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { percentile } from './outage';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
@@ -42,6 +42,12 @@ export interface OverloadOptions {
    * an unbounded queue.
    */
   readonly queueLimitMs?: number;
+  /**
+   * The status of the server's shed answer (over `queueLimitMs`): `503` (bare, the default), which says nothing of why,
+   * or `429` (Too Many Requests, with no Retry-After), with which a server says it is saturated. herdless's budget reads
+   * a 429 as it reads a timeout.
+   */
+  readonly shedStatus?: 503 | 429;
   /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Default 5. */
   readonly hopMeanMs?: number;
   /** See `hopMeanMs`. Default 1. */
@@ -109,6 +115,7 @@ const SEND = 0;
 const ARRIVE = 1;
 const OK = 2;
 const FAIL = 3;
+const SHED = 4; // a failure: the server's fast answer to a request over its queue limit
 
 /**
  * The overload story on virtual time: steady Poisson traffic at `load` of a FIFO server's capacity, each logical
@@ -142,6 +149,7 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
     instances: options.instances ?? 1,
     afterMs: options.afterMs ?? 60_000,
     queueLimitMs: options.queueLimitMs ?? Infinity,
+    shedStatus: options.shedStatus ?? 503,
     hopMeanMs: options.hopMeanMs ?? 5,
     hopSdMs: options.hopSdMs ?? 1,
     windowMs: options.windowMs ?? 1_000,
@@ -205,7 +213,8 @@ function checkOverload(s: OverloadResult['settings']): void {
   if (!(s.capacity > 0 && Number.isFinite(s.capacity))) bad('capacity', 'a finite number > 0', s.capacity);
   if (!(s.load > 0 && Number.isFinite(s.load))) bad('load', 'a finite number > 0', s.load);
   if (!(s.failureRate >= 0 && s.failureRate <= 1)) bad('failureRate', 'a number in [0, 1]', s.failureRate);
-  if (!(Number.isInteger(s.instances) && s.instances >= 1)) bad('instances', 'an integer >= 1', s.instances);
+  checkInstances(s.instances);
+  if (s.shedStatus !== 503 && s.shedStatus !== 429) bad('shedStatus', '503 or 429', s.shedStatus);
 }
 
 /** The limits of {@link simulateOverload}: what a run keeps in memory. */
@@ -298,8 +307,12 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
       const w = Math.floor(time / s.windowMs);
       if (w < load.length) load[w] = (load[w] as number) + 1;
       const slow = time >= slowFrom && time < slowTo;
-      if ((slow && s.outage) || busyUntil - time > s.queueLimitMs) {
+      if (slow && s.outage) {
         queue.push(time + hop(), client, FAIL); // a fast 503
+        continue;
+      }
+      if (busyUntil - time > s.queueLimitMs) {
+        queue.push(time + hop(), client, SHED); // a fast 503, or a 429
         continue;
       }
       const begin = Math.max(time, busyUntil);
@@ -329,6 +342,7 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
         undefined,
         attemptMs >= s.attemptTimeoutMs ? Infinity : attemptMs,
         s.attemptTimeoutMs,
+        kind === SHED ? { status: s.shedStatus } : undefined,
       );
       if (d.retry) queue.push(time + d.delayMs, client, SEND);
       else if (d.reason === 'budget') budgetStops++;

@@ -1,7 +1,7 @@
 import { CircuitOpenError } from '../breaker';
 import { type Decision, decide } from '../decide';
 import type { StopReason } from '../errors';
-import { FAILURE, type Guard, type Pass, RELEASE, START, SUCCESS } from '../guard';
+import { FAILURE, type Guard, type Pass, queueingMs, RELEASE, START, SUCCESS } from '../guard';
 import type { RetryPolicy } from '../policy';
 
 /**
@@ -99,9 +99,18 @@ export class ClientRetries {
    * not), the attempt having taken `attemptMs` of the `allowedMs` it had (`Infinity`: its timeout abandoned it):
    * reported to the breaker and the budget as `retry()` reports it, then what herdless decides, remembered for next
    * time; as in `retry()`, the call's own reasons to stop come first, then the breaker's or the budget's refusal.
+   * `failure` is what the server answered, read as `retry()` reads it (a 429 without a wait says it is saturated).
    */
-  failed(client: number, elapsedMs: number, retryAfterMs?: number, attemptMs = 0, allowedMs = Infinity): Decision {
-    const refusal = this.#passes[client]?.settle(FAILURE, undefined, attemptMs, allowedMs);
+  failed(
+    client: number,
+    elapsedMs: number,
+    retryAfterMs?: number,
+    attemptMs = 0,
+    allowedMs = Infinity,
+    failure?: unknown,
+  ): Decision {
+    const took = queueingMs(attemptMs, false, failure, retryAfterMs);
+    const refusal = this.#passes[client]?.settle(FAILURE, undefined, took, allowedMs);
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;
