@@ -1097,6 +1097,8 @@ function changesInput(call: Node, fn: Node, keys: VisitorKeys): boolean {
     const empty =
       (a.type === 'Identifier' && a.name === 'undefined') ||
       (a.type === 'Literal' && a.value === null) ||
+      // `resume("throw", err)` from `resume(key, arg)`: another command, not the same call again
+      (a.type === 'Literal' && typeof a.value === 'string') ||
       (a.type === 'UnaryExpression' && a.operator === 'void');
     return empty || walksFrom(a, param, 0);
   });
@@ -1116,6 +1118,17 @@ function walksList(nodes: readonly Node[], keys: VisitorKeys): boolean {
       return true;
     });
   }
+  // `front = front.next`: it walks a linked list, the next item each time.
+  const linked = nodes.some(
+    (n) =>
+      n.type === 'AssignmentExpression' &&
+      n.operator === '=' &&
+      (n.right as Node).type === 'MemberExpression' &&
+      !(n.right as Node).computed &&
+      refKey(n.left as Node) !== undefined &&
+      refKey(n.left as Node) === refKey((n.right as Node).object as Node),
+  );
+  if (linked) return true;
   return nodes.some(
     (n) =>
       n.type === 'CallExpression' &&
@@ -1238,6 +1251,10 @@ const changesArguments = (call: Node): boolean =>
       a.type === 'CallExpression' ||
       a.type === 'NewExpression' ||
       a.type === 'ObjectExpression' ||
+      // `callWithErrorHandling(handler, null, 10, [err, instance])`: a new argument list, another call
+      a.type === 'ArrayExpression' ||
+      // `children.forEach((pid) => build(pid))`: each item of a list, not the same call again
+      itemOfList(a) ||
       // `this.emit('error', e)` from `emit(event)`'s failure: another event, not the same call again
       (a.type === 'Literal' && typeof a.value === 'string'),
   );
@@ -1541,4 +1558,27 @@ function callsBack(call: Node, name: string, ctx: Context): Node[] | undefined {
     if (callsParam && fails) return body;
   }
   return undefined;
+}
+
+/** An iteration callback's own parameter (`list.forEach((pid) => f(pid))`), or a `for (const x of list)` variable. */
+function itemOfList(arg: Node): boolean {
+  if (arg.type !== 'Identifier') return false;
+  for (let p = arg.parent; p; p = p.parent) {
+    if (p.type === 'ForOfStatement' || p.type === 'ForInStatement') {
+      const left = p.left as Node;
+      const id = left.type === 'VariableDeclaration' ? ((left.declarations as Node[])[0]?.id as Node) : left;
+      if (id?.type === 'Identifier' && id.name === arg.name) return true;
+    }
+    if (FUNCTIONS.has(p.type)) {
+      const own = (p.params as Node[]).some((q) => paramName(q) === arg.name);
+      if (!own) continue;
+      const call = p.parent;
+      return (
+        call?.type === 'CallExpression' &&
+        (call.arguments as Node[])[0] === p &&
+        /^(forEach|map|flatMap|filter|some|every|reduce)$/.test(callName(call))
+      );
+    }
+  }
+  return false;
 }

@@ -689,6 +689,81 @@ export class Client {
   }
 }`,
   },
+  // Look-alikes read in node_modules (issue 22): each was reported as a retry.
+  {
+    name: "look-alike: an async generator's resume hands the error into the generator (babel's helper)",
+    lang: 'cjs',
+    finds: [],
+    code: `
+function AsyncGenerator(gen) {
+  var front;
+  function resume(key, arg) {
+    try {
+      var result = gen[key](arg);
+      Promise.resolve(result.value).then(function (arg) {
+        settle(!!result.done, arg);
+      }, function (err) {
+        resume("throw", err);
+      });
+    } catch (err) {
+      settle(2, err);
+    }
+  }
+  function settle(type, value) {
+    if (type === 2) front.reject(value);
+    else front.resolve({ value: value, done: type });
+    front = front.next;
+    if (front) resume(front.key, front.arg);
+  }
+}
+module.exports = AsyncGenerator;`,
+  },
+  {
+    name: "look-alike: the error handed to the app's error handler through the same wrapper, with other arguments (vue)",
+    finds: [],
+    code: `
+export function callWithErrorHandling(fn, instance, type, args) {
+  try {
+    return args ? fn(...args) : fn();
+  } catch (err) {
+    handleError(err, instance, type);
+  }
+}
+function handleError(err, instance, type) {
+  const appErrorHandler = instance && instance.appContext.config.errorHandler;
+  if (appErrorHandler) {
+    callWithErrorHandling(appErrorHandler, null, 10, [err, instance, type]);
+    return;
+  }
+  logError(err, type);
+}`,
+  },
+  {
+    name: 'look-alike: on a clean close, recursion into each child found (tree-kill)',
+    lang: 'cjs',
+    finds: [],
+    code: `
+function buildProcessTree(parentPid, tree, pidsToProcess, cb) {
+  var ps = spawn('ps', ['-o', 'pid', '--no-headers', '--ppid', parentPid]);
+  var allData = '';
+  ps.stdout.on('data', function (data) { allData += data; });
+  var onClose = function (code) {
+    delete pidsToProcess[parentPid];
+    if (code != 0) {
+      if (Object.keys(pidsToProcess).length == 0) cb();
+      return;
+    }
+    allData.match(/\\d+/g).forEach(function (pid) {
+      pid = parseInt(pid, 10);
+      tree[parentPid].push(pid);
+      pidsToProcess[pid] = 1;
+      buildProcessTree(pid, tree, pidsToProcess, cb);
+    });
+  };
+  ps.on('close', onClose);
+}
+module.exports = buildProcessTree;`,
+  },
   // Names that count because their code is out of reach (each fails if the word is dropped from the detector).
   {
     name: 'loop: a deadline helper out of reach is a limit by its name',
