@@ -49,7 +49,7 @@ export interface CircuitBreakerOptions {
   readonly minimumCalls?: number | undefined;
   /** The window of `failureRatio`, in ms: a finite number >= 1. Default `10_000`. */
   readonly windowMs?: number | undefined;
-  /** How long it stays open before letting probes through, in ms: a finite number > 0. Default `5_000`. */
+  /** How long it stays open before letting probes through, in ms: a finite number >= 1. Default `5_000`. */
   readonly breakMs?: number | undefined;
   /**
    * Grows the break on repeated opens (open again after a failed probe), up to this, in ms: a finite number >=
@@ -344,7 +344,7 @@ class Breaker implements CircuitBreaker, Guard {
     this.#failureRatio = num('failureRatio', ratio, 'a number in (0, 1]', (n) => n > 0 && n <= 1);
     this.#minimumCalls = integer('minimumCalls', or(options.minimumCalls, 10));
     const windowMs = finite('windowMs', or(options.windowMs, 10_000), 1, WINDOW);
-    this.#breakMs = finite('breakMs', or(options.breakMs, 5_000), Number.MIN_VALUE, 'a finite number > 0');
+    this.#breakMs = finite('breakMs', or(options.breakMs, 5_000), 1, WINDOW);
     this.#maxBreakMs = finite(
       'maxBreakMs',
       or(options.maxBreakMs, this.#breakMs),

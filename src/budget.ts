@@ -21,7 +21,7 @@ export interface RetryBudgetOptions {
    * whose attempt timeout, or the deadline, abandoned it), unless it is an isolated one (at most 1 in 100 of the last
    * `failureWindowMs`'s attempts, with `minimumCalls` of them): a finite number > 0. Default: half the time the attempt was
    * allowed (its `attemptTimeoutMs`, or what was left of the deadline, whichever is less); with neither, only an
-   * attempt the deadline cut counts as slow. Give attempts an `attemptTimeoutMs` for this rule to see a queue. The
+   * attempt the deadline cut, and a throttling answer that names no wait (see `isThrottled`), count as slow. Give attempts an `attemptTimeoutMs` for this rule to see a queue. The
    * time is the attempt's own, measured by `retry()` on `performance.now()` from when the breaker let it through to
    * when it settled (the caller's hooks, `isTransient`, `onFailure`, not included), not on this budget's `now`.
    */
@@ -61,7 +61,9 @@ export interface RetryBudgetOptions {
   /**
    * The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). A reading that
    * is not a finite number is a TypeError or RangeError naming `now()` (inside `retry()`, the failure being handled
-   * is its `cause`); a clock that goes back reads as no time passed.
+   * is its `cause`), except when a success is counted: a success stays a success, and the clock's error is reported
+   * (`reportError`, or thrown from a timer) instead. A clock that goes back reads as no time passed until it passes
+   * its highest reading again (a custom clock that NTP steps back an hour freezes the windows for that hour).
    */
   readonly now?: (() => number) | undefined;
 }
@@ -280,8 +282,9 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   made it slow, and that is how retries turn a slowdown into an outage. An isolated one is still retried (a hung
  *   connection among fast answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow), so a quiet
  *   process never retries a timeout and a busy one retries a rare one.
- *   A 429 Too Many Requests that names no wait (no Retry-After) counts as slow however fast it came: the dependency
- *   says it is saturated. A 429 with a Retry-After keeps its time: the server scheduled that retry.
+ *   A throttling answer that names no wait (no Retry-After, or 0; see `isThrottled`: a 429, an AWS throttling
+ *   error, a gRPC RESOURCE_EXHAUSTED) counts as slow however fast it came: the dependency says it is saturated. One
+ *   with a wait keeps its own time, and is waited as any fast failure is: retried unless most attempts are failing.
  * - **most attempts failing**: `failureRatio` (85%) of this budget's attempts over the last `failureWindowMs` (3 s)
  *   failed, with at least `minimumCalls` (4) of them. The dependency is down or shedding load.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a
@@ -294,7 +297,7 @@ const UNCAPPED: RetryPermit = { release() {} };
  * rule and the 429s alone. An optional volume cap (`ratio`, `minPerSecond`: Finagle's `RetryBudget`) also bounds
  * retries to a share of first attempts; off by default, since a reserve counted per process adds up across a fleet.
  *
- * Choose it for every dependency that many calls share, with an `attemptTimeoutMs`. Memory is 40 numbers whatever
+ * Choose it for every dependency that many calls share, with an `attemptTimeoutMs`. Memory is 40 numbers (60 with a finite `ratio`) whatever
  * the traffic; it sets no timers.
  *
  * @example

@@ -49,7 +49,8 @@ const PERMANENT_NAMES = /* @__PURE__ */ new Set([
  * AWS SDK v3 error names that mean throttling or a passing timeout, whatever the status (a throttled DynamoDB call is a
  * 400): THROTTLING_ERROR_CODES and TRANSIENT_ERROR_CODES of @smithy/service-error-classification (src/constants.ts).
  */
-const AWS_TRANSIENT_NAMES = /* @__PURE__ */ new Set([
+/** AWS SDK v3's throttling error names (smithy's list): the service says it is saturated, or the caller over quota. */
+const AWS_THROTTLING_NAMES = /* @__PURE__ */ new Set([
   'BandwidthLimitExceeded',
   'EC2ThrottledException',
   'LimitExceededException',
@@ -64,10 +65,10 @@ const AWS_TRANSIENT_NAMES = /* @__PURE__ */ new Set([
   'ThrottlingException',
   'TooManyRequestsException',
   'TransactionInProgressException',
-  'TimeoutError',
-  'RequestTimeout',
-  'RequestTimeoutException',
 ]);
+
+/** AWS SDK v3's timeout error names. */
+const AWS_TIMEOUT_NAMES = /* @__PURE__ */ new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 
 /**
  * gRPC status codes worth retrying: DEADLINE_EXCEEDED (4), RESOURCE_EXHAUSTED (8), ABORTED (10), UNAVAILABLE (14).
@@ -98,6 +99,34 @@ export function getStatus(error: unknown): number | undefined {
     return statusOf(error);
   } catch {
     return undefined; // a throwing getter or a revoked Proxy carries no status we can read
+  }
+}
+
+/**
+ * Whether a failure is the dependency saying it is saturated, or the caller over its quota: an HTTP 429 (see
+ * {@link getStatus}), an AWS SDK v3 throttling error (a `$retryable` trait with `throttling: true`, or a throttling
+ * name such as `ThrottlingException` or `SlowDown`), or a gRPC RESOURCE_EXHAUSTED (code 8 beside a `metadata` object).
+ * Never throws. A retry budget reads such a failure that names no wait (no Retry-After) as it reads a timeout: no
+ * retry for it, unless it is an isolated one. Compose it in your own `isTransient` or `onFailure` to count or log them.
+ *
+ * @example
+ * ```ts
+ * isThrottled({ status: 429 }); // true
+ * isThrottled({ status: 503 }); // false: a 503 alone says nothing of why
+ * ```
+ */
+export function isThrottled(error: unknown): boolean {
+  if (getStatus(error) === 429) return true;
+  try {
+    if (!isObject(error)) return false;
+    const { $metadata, $retryable, code, metadata } = error;
+    return (
+      (isObject($retryable) && $retryable.throttling === true) ||
+      (isObject($metadata) && AWS_THROTTLING_NAMES.has(error.name as string)) ||
+      (isObject(metadata) && code === 8)
+    );
+  } catch {
+    return false; // a throwing getter or a revoked Proxy says nothing we can read
   }
 }
 
@@ -172,7 +201,9 @@ function networkError(error: unknown): boolean {
  */
 function clientVerdict(error: Bag): boolean | undefined {
   const { $metadata, $retryable, code, metadata } = error;
-  if (isObject($retryable) || (isObject($metadata) && AWS_TRANSIENT_NAMES.has(error.name as string))) return true;
+  const name = error.name as string;
+  if (isObject($retryable) || (isObject($metadata) && (AWS_THROTTLING_NAMES.has(name) || AWS_TIMEOUT_NAMES.has(name))))
+    return true;
   if (isObject(metadata) && Number.isInteger(code) && (code as number) >= 0 && (code as number) <= GRPC_MAX_CODE) {
     return GRPC_TRANSIENT_CODES.has(code as number);
   }

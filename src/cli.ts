@@ -550,6 +550,9 @@ function runOverload(
   const limit = text('queue-limit') ?? 'none';
   const queueLimitMs = limit === 'none' ? Infinity : parseDuration('queue-limit', limit);
   const shedStatus = parseShed(text('shed'));
+  if (text('shed') !== undefined && queueLimitMs === Infinity) {
+    throw new UsageError('--shed needs a --queue-limit: without one the server never sheds');
+  }
   const loadText = text('load') ?? '0.8';
   if (!/^\d+(?:\.\d+)?$/.test(loadText) || !(Number(loadText) > 0)) {
     throw new UsageError(`--load must be a share of capacity above 0, like 0.8, got '${loadText}'`);

@@ -1,4 +1,4 @@
-import { getStatus } from './classify';
+import { isThrottled } from './classify';
 import type { StopReason } from './errors';
 
 /**
@@ -70,9 +70,10 @@ export interface Guard {
 
 /**
  * How long a failed attempt took, as a guard reads it: `Infinity` (the dependency is queueing) when its timeout cut it,
- * or when the dependency answered 429 Too Many Requests without naming a wait (no Retry-After): it said it is
- * saturated, which a fast answer alone does not say. A 429 with a Retry-After is the server scheduling the retry, and
- * keeps its own time. Shared by `retry()` and the simulator, so both read an answer alike.
+ * or when the dependency said it is saturated (a throttling answer, see `isThrottled`: a 429, an AWS throttling error,
+ * a gRPC RESOURCE_EXHAUSTED) without naming a wait (no Retry-After, or one of 0), which a fast answer alone does not
+ * say. A throttling answer with a wait is the server scheduling the retry, and keeps its own time. Shared by `retry()`
+ * and the simulator, so both read an answer alike.
  */
 export function queueingMs(
   tookMs: number,
@@ -80,5 +81,5 @@ export function queueingMs(
   failure: unknown,
   retryAfterMs: number | undefined,
 ): number {
-  return timedOut || (retryAfterMs === undefined && getStatus(failure) === 429) ? Infinity : tookMs;
+  return timedOut || (!((retryAfterMs as number) > 0) && isThrottled(failure)) ? Infinity : tookMs;
 }

@@ -14,7 +14,7 @@ export {
   createCircuitBreaker,
 } from './breaker';
 export { createRetryBudget, type RetryBudget, type RetryBudgetOptions, type RetryPermit } from './budget';
-export { getStatus, isNetworkError, isTransient, isTransientStatus } from './classify';
+export { getStatus, isNetworkError, isThrottled, isTransient, isTransientStatus } from './classify';
 export { type Backoff, type BackoffOptions, computeDelay, type Jitter } from './delay';
 export { permanent, RetryError, type RetryErrorInit, type StopReason } from './errors';
 export type { Guard, Pass, Settle } from './guard';

@@ -265,9 +265,17 @@ async function loop<T>(
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
         // which says nothing of it (the finally releases it, as for a permanent error or an abort).
         // With how long the attempt took of the time it had: what tells a budget the dependency is queueing.
-        if (!byDeadline) retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
+        // The server's wait first (a throttling answer without one reads as queueing), but a reader that throws is
+        // thrown only once the failure is counted: a broken hook must not blind the breaker to a failing dependency.
+        let unread: [unknown] | undefined;
+        try {
+          if (!byDeadline) retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
+        } catch (error) {
+          unread = [error];
+        }
         if (timedOut || !byDeadline)
           reason = pass?.settle(FAILURE, undefined, queueingMs(tookMs, timedOut, outcome, retryAfterMs), allowedMs);
+        if (unread) throw unread[0];
         if (!byDeadline) decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
       } catch (error) {
         throw withCause(error, outcome);

@@ -1,6 +1,7 @@
 import { runInNewContext } from 'node:vm';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getStatus, isNetworkError, isTransient, isTransientStatus, RetryError } from '../src/index';
+import { getStatus, isNetworkError, isThrottled, isTransient, isTransientStatus, RetryError } from '../src/index';
 
 describe('getStatus', () => {
   it.each([
@@ -228,6 +229,46 @@ describe('the classifiers never throw on a hostile value', () => {
     expect(getStatus(value)).toBeUndefined();
     expect(isNetworkError(value)).toBe(false);
     expect(isTransient(value)).toBe(true);
+    expect(isThrottled(value)).toBe(false);
+  });
+
+  it('isThrottled: a throwing $retryable, name or metadata getter reads as not throttled', () => {
+    expect(isThrottled(getter('$retryable'))).toBe(false);
+    expect(isThrottled(Object.assign(getter('name'), { $metadata: {} }))).toBe(false);
+    expect(isThrottled(Object.assign(getter('metadata'), { code: 8 }))).toBe(false);
+  });
+
+  it('property: isThrottled never throws, and is true for anything carrying a 429', () => {
+    fc.assert(
+      fc.property(fc.anything({ withNullPrototype: true, withObjectString: true }), (value) => {
+        expect(typeof isThrottled(value)).toBe('boolean');
+        if (getStatus(value) === 429) expect(isThrottled(value)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('isThrottled: the dependency says it is saturated', () => {
+  const aws = (name: string, extra: object = {}) =>
+    Object.assign(new Error(name), { name, $metadata: { httpStatusCode: 400 }, ...extra });
+  it.each([
+    ['an HTTP 429', { status: 429 }, true],
+    ["axios's error.response.status 429", { response: { status: 429 } }, true],
+    ['an AWS SDK v3 429', { $metadata: { httpStatusCode: 429 } }, true],
+    ['AWS ThrottlingException (a 400)', aws('ThrottlingException'), true],
+    ['S3 SlowDown (a 503)', aws('SlowDown', { $metadata: { httpStatusCode: 503 } }), true],
+    ['an AWS error with the throttling trait', aws('Whatever', { $retryable: { throttling: true } }), true],
+    ['an AWS error retryable but not throttling', aws('Whatever', { $retryable: {} }), false],
+    ['AWS RequestTimeout (transient, not throttling)', aws('RequestTimeout'), false],
+    ['a throttling name without $metadata (not an AWS error)', { name: 'SlowDown' }, false],
+    ['gRPC RESOURCE_EXHAUSTED', { code: 8, details: 'quota', metadata: {} }, true],
+    ['gRPC UNAVAILABLE', { code: 14, details: 'down', metadata: {} }, false],
+    ['a code 8 without metadata (not gRPC)', { code: 8 }, false],
+    ['a 503', { status: 503 }, false],
+    ['a string 429', { status: '429' }, false],
+    ['a network error', new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } }), false],
+  ])('%s: %s', (_name, error, expected) => {
+    expect(isThrottled(error)).toBe(expected);
   });
 });
 

@@ -202,6 +202,10 @@ describe('herdless simulate', () => {
     [['simulate', '--scenario', 'matrix', '--shed', 'x'], "--shed must be 503 or 429, got 'x'"],
     [['simulate', '--shed', '429'], '--shed is for the overload, partial and matrix scenarios only, not outage'],
     [
+      ['simulate', '--scenario', 'partial', '--shed', '429'],
+      '--shed needs a --queue-limit: without one the server never sheds',
+    ],
+    [
       ['simulate', '--scenario', 'overload', '--load', 'lots'],
       "--load must be a share of capacity above 0, like 0.8, got 'lots'",
     ],

@@ -224,6 +224,55 @@ describe('createRetryBudget: a 429 without a wait says the dependency is saturat
     expect(sent).toEqual(['http://x.test/a', 'http://x.test/b', 'http://x.test/b']);
   });
 
+  it('a Retry-After of 0 names no wait: the 429 still reads as saturation', async () => {
+    const budget = createRetryBudget();
+    let calls = 0;
+    const run = settle(
+      retry(
+        () => {
+          calls++;
+          return Promise.reject(tooMany('0'));
+        },
+        { budget, maxAttempts: 3 },
+      ),
+    );
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(calls).toBe(1);
+  });
+
+  it.each([
+    ['AWS ThrottlingException', { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } }],
+    ['gRPC RESOURCE_EXHAUSTED', { code: 8, details: 'quota', metadata: {} }],
+  ])('%s with no wait is not retried either (isThrottled)', async (_name, shape) => {
+    const budget = createRetryBudget();
+    let calls = 0;
+    const fn = () => {
+      calls++;
+      return Promise.reject(Object.assign(new Error('throttled'), shape));
+    };
+    const run = settle(retry(fn, { budget, maxAttempts: 3 }));
+    await fake.clock.runAllAsync();
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(calls).toBe(1);
+  });
+
+  it('a retryAfter reader that throws: the failure is still counted by the breaker, then its error rejects', async () => {
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, breakMs: 1_000 });
+    const hook = new Error('hook');
+    const run = settle(
+      retry(() => Promise.reject(transient()), {
+        breaker,
+        retryAfter: () => {
+          throw hook;
+        },
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result.reason).toBe(hook);
+    expect(breaker.state).toBe('open'); // the 503 counted: the broken reader did not blind the breaker
+  });
+
   it('without a budget nothing changes: a 429 is retried with backoff', async () => {
     let calls = 0;
     const run = settle(retry(() => (calls++ < 2 ? Promise.reject(tooMany()) : 'ok'), { maxAttempts: 3 }));

@@ -13,6 +13,7 @@ import {
   type FailureEvent,
   getStatus,
   isNetworkError,
+  isThrottled,
   isTransient,
   isTransientStatus,
   type Jitter,
@@ -93,6 +94,7 @@ describe('public types', () => {
     expectTypeOf(error).toExtend<Error>();
     expectTypeOf(isTransient).toEqualTypeOf<(error: unknown) => boolean>();
     expectTypeOf(isNetworkError).toEqualTypeOf<(error: unknown) => boolean>();
+    expectTypeOf(isThrottled).toEqualTypeOf<(error: unknown) => boolean>();
     expectTypeOf(isTransientStatus).toEqualTypeOf<(status: number) => boolean>();
     expectTypeOf(getStatus).returns.toEqualTypeOf<number | undefined>();
     expectTypeOf(parseRetryAfter).returns.toEqualTypeOf<number | undefined>();
