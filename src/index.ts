@@ -26,6 +26,7 @@ export {
   type RetryEvent,
   type RetryOptions,
   type RetryPolicy,
+  type SettleEvent,
 } from './policy';
 export { retry } from './retry';
 export { parseRetryAfter, readRetryAfter } from './retry-after';

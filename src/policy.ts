@@ -2,6 +2,7 @@ import type { CircuitBreaker } from './breaker';
 import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
+import type { StopReason } from './errors';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
 import { fail, having, num, onlyKnown, optionalFn, or, positive } from './validate';
@@ -57,6 +58,34 @@ export interface RetryEvent {
 }
 
 /**
+ * What `onSettle` receives, once per call, when the call's outcome is decided (frozen): the decision as a value.
+ *
+ * | the call                                                     | `ok`    | `reason`          | `error`              | `value`       |
+ * | ------------------------------------------------------------ | ------- | ----------------- | -------------------- | ------------- |
+ * | succeeds                                                     | `true`  | `undefined`       | `undefined`          | the value     |
+ * | gives up on failures (rejects with a `RetryError`)           | `false` | the error's `reason` | the `RetryError`  | `undefined`   |
+ * | gives up on retried results (resolves with the last one)     | `true`  | why it stopped    | `undefined`          | the last result |
+ * | rejects otherwise (a permanent error, the caller's abort, a `CircuitOpenError`, what a callback threw) | `false` | `undefined` | what it rejects with | `undefined` |
+ */
+export interface SettleEvent {
+  /** Whether the call resolves (with `value`); else it rejects with `error`. */
+  readonly ok: boolean;
+  /**
+   * Why the call gave up (`'attempts'`, `'timeout'`, `'retry-after'`, `'budget'`, `'circuit-open'`), for a
+   * `RetryError` and for a call that resolves with a result `shouldRetryResult` still rejected; else `undefined`.
+   */
+  readonly reason: StopReason | undefined;
+  /** The attempts made: `fn` was called this many times (0 when a `breaker` refused the first). */
+  readonly attempts: number;
+  /** Milliseconds since `retry()` was called. */
+  readonly elapsedMs: number;
+  /** What the call rejects with, when it rejects; else `undefined`. */
+  readonly error: unknown;
+  /** What the call resolves with, when it resolves; else `undefined`. */
+  readonly value?: unknown;
+}
+
+/**
  * Everything `retry()` accepts. Every field is optional; the defaults make three attempts with full jitter.
  * Validate and freeze a policy once with {@link createPolicy} to reuse it.
  */
@@ -107,6 +136,16 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
    */
   readonly onFailure?: ((event: FailureEvent) => void | PromiseLike<void>) | undefined;
   /**
+   * Called once per call, synchronously, when its outcome is decided, after its last attempt and before it settles,
+   * with that outcome as a value ({@link SettleEvent}: a success and its attempts, a give-up and its `reason`, any
+   * other rejection). Not awaited, and it cannot change the outcome: what it throws (or a promise it returns rejects
+   * with) is reported as a breaker's `onStateChange` error is, through `globalThis.reportError`, else rethrown from a
+   * `setTimeout(0)`, and the call settles as it would have. Not called for a call rejected before it starts (bad
+   * options, a signal already aborted). Choose it for one metric or log line per call (successes and give-ups by
+   * reason); `onFailure` and `onRetry` see each attempt. Default: none.
+   */
+  readonly onSettle?: ((event: SettleEvent) => void) | undefined;
+  /**
    * How long the server asked to wait, in ms, read from a failed attempt's error or a retried result: a number >= 0
    * (Infinity: "not within maxRetryAfterMs"), or `undefined` for no hint. Default: {@link readRetryAfter}
    * (`Retry-After`, `retry-after-ms` and the other headers it knows). Plug in your own for an API that says it
@@ -149,6 +188,7 @@ export interface RetryPolicy<T = unknown> extends Backoff {
   readonly maxRetryAfterMs: number;
   readonly onRetry: ((event: RetryEvent) => void | PromiseLike<void>) | undefined;
   readonly onFailure: ((event: FailureEvent) => void | PromiseLike<void>) | undefined;
+  readonly onSettle: ((event: SettleEvent) => void) | undefined;
   readonly retryAfter: (errorOrValue: unknown) => number | undefined;
   readonly unref: boolean;
   readonly budget: RetryBudget | undefined;
@@ -171,6 +211,7 @@ export const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'maxRetryAfterMs',
   'onRetry',
   'onFailure',
+  'onSettle',
   'retryAfter',
   'unref',
   'budget',
@@ -226,6 +267,7 @@ class Policy<T> implements RetryPolicy<T> {
   declare maxRetryAfterMs: number;
   declare onRetry: RetryPolicy<T>['onRetry'];
   declare onFailure: RetryPolicy<T>['onFailure'];
+  declare onSettle: RetryPolicy<T>['onSettle'];
   declare retryAfter: RetryPolicy<T>['retryAfter'];
   declare unref: boolean;
   declare budget: RetryBudget | undefined;
@@ -242,6 +284,7 @@ class Policy<T> implements RetryPolicy<T> {
     this.maxRetryAfterMs = 60_000;
     this.onRetry = undefined;
     this.onFailure = undefined;
+    this.onSettle = undefined;
     this.retryAfter = readRetryAfter;
     this.unref = false;
   }
@@ -265,6 +308,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   if (maxRetryAfterMs !== undefined) p.maxRetryAfterMs = positive('maxRetryAfterMs', maxRetryAfterMs);
   p.onRetry = optionalFn('onRetry', options.onRetry);
   p.onFailure = optionalFn('onFailure', options.onFailure);
+  p.onSettle = optionalFn('onSettle', options.onSettle);
   p.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
   if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
   // Set last, whether given or not, so that every policy has the one shape. Told by their Guard's `open`.

@@ -1,7 +1,8 @@
 import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { FAILURE, type Guard, queueingMs, RELEASE, type Settle, START, SUCCESS } from './guard';
-import { type RetryContext, type RetryOptions, type RetryPolicy, toPolicy } from './policy';
+import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
+import { reportLater } from './report';
 import { fail, withCause } from './validate';
 import { ABORTED, guard, isThenable, TIMED_OUT, Watch } from './wait';
 
@@ -135,10 +136,25 @@ async function first<T>(
   p: RetryPolicy<T>,
   start: number,
 ): Promise<T> {
+  let value: T;
   try {
-    return await result;
+    value = await result;
   } catch (error) {
     return await loop(fn, p, start, true, error);
+  }
+  told(p, { ok: true, reason: undefined, attempts: 1, elapsedMs: now() - start, error: undefined, value });
+  return value;
+}
+
+/**
+ * Tells the policy's `onSettle` how the call ends (frozen), once; what it throws is reported, as a breaker's
+ * `onStateChange` error is, never the call's outcome.
+ */
+export function told(p: { readonly onSettle?: ((event: SettleEvent) => void) | undefined }, event: SettleEvent): void {
+  try {
+    p.onSettle?.(Object.freeze(event));
+  } catch (error) {
+    reportLater(error);
   }
 }
 
@@ -161,6 +177,7 @@ async function loop<T>(
   let retryAfterMs: number | undefined;
   let last: unknown;
   let lastFailed = false;
+  let threw = false; // the call rejects with `last`
   let reason: StopReason | undefined;
   let attempt = 1;
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
@@ -186,11 +203,10 @@ async function loop<T>(
       else {
         // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
         // give up without this attempt (the finally refunds what it spent). A first attempt refused throws.
+        attempt--; // not made until the guard lets it through (a first attempt refused throws: 0 made)
         reason = startedMs >= timeoutMs ? 'timeout' : pass?.settle(START, last);
-        if (reason) {
-          attempt--;
-          break;
-        }
+        if (reason) break;
+        attempt++;
         context = new Attempt(attempt, startedMs, watch);
         if (watch !== undefined) watch.current = context;
         // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
@@ -314,8 +330,8 @@ async function loop<T>(
       if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) throw (signal as AbortSignal).reason;
     }
   } catch (error) {
-    // An abort that came first wins over what a callback, random, the breaker or the budget threw after it.
-    throw watch?.aborted ? (signal as AbortSignal).reason : error;
+    threw = true; // rejected with below, after the finally
+    last = error;
   } finally {
     watch?.release();
     // A success is counted; an attempt that ended saying nothing of the dependency is released; a retry the budget paid
@@ -323,27 +339,44 @@ async function loop<T>(
     pass?.settle(end, undefined, tookMs, allowedMs);
   }
 
-  // An abort from inside a hook that ran after the last check (retryAfter, random, a budget's or breaker's clock or
-  // onStateChange, a success's included) still wins.
-  if (watch?.aborted) throw (signal as AbortSignal).reason;
-  if (!lastFailed) return last as T;
-  const detail =
-    reason === 'attempts'
-      ? `maxAttempts ${p.maxAttempts}`
-      : reason === 'timeout'
-        ? `timeoutMs ${timeoutMs}`
-        : reason !== 'retry-after'
-          ? undefined
-          : retryAfterMs === Infinity
-            ? 'the server said not to retry'
-            : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`;
-  throw new RetryError({
-    reason: reason as StopReason,
-    errors: (errors as ErrorLog).toArray(),
+  // An abort wins over what a callback, random, the breaker or the budget threw after it, and over the outcome, from
+  // inside a hook that ran after the last check too (retryAfter, random, a budget's or breaker's clock or
+  // onStateChange, a success's included).
+  const elapsedMs = now() - start;
+  if (watch?.aborted) {
+    threw = true;
+    last = (signal as AbortSignal).reason;
+  }
+  if (threw) reason = undefined;
+  else if (lastFailed) {
+    threw = true;
+    last = new RetryError({
+      reason: reason as StopReason,
+      errors: (errors as ErrorLog).toArray(),
+      attempts: attempt,
+      elapsedMs,
+      detail:
+        reason === 'attempts'
+          ? `maxAttempts ${p.maxAttempts}`
+          : reason === 'timeout'
+            ? `timeoutMs ${timeoutMs}`
+            : reason !== 'retry-after'
+              ? undefined
+              : retryAfterMs === Infinity
+                ? 'the server said not to retry'
+                : `Retry-After ${retryAfterMs} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`,
+    });
+  }
+  told(p, {
+    ok: !threw,
+    reason,
     attempts: attempt,
-    elapsedMs: now() - start,
-    detail,
+    elapsedMs,
+    error: threw ? last : undefined,
+    value: threw ? undefined : last,
   });
+  if (threw) throw last;
+  return last as T;
 }
 
 /** Consecutive retries with no sleep after which `retry()` yields to the event loop (`setTimeout(0)`)... */

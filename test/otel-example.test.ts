@@ -55,3 +55,23 @@ describe('examples/otel-console.ts', () => {
     expect(stdout).toMatch(/checkout answered 6 requests: 200 200 200 200 200 200\n$/);
   });
 });
+
+// docs/otel.md's example, as it is (test/readme.test.ts checks the page shows this file), run as a user would.
+describe('examples/otel-service.ts', () => {
+  it('runs: a retry, a resend, a give-up, then every herdless metric printed at shutdown', async () => {
+    const root = join(import.meta.dirname, '..');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/otel-service.ts'], {
+      cwd: root,
+      timeout: 60_000,
+    });
+    expect(stdout).toContain('price { price: 42 } then 200 { price: 42 }\n');
+    expect(stdout).toMatch(/gave up: (attempts|budget)\n/);
+    expect(stdout).toContain("'http.request.resend_count': 1");
+    expect(stdout).toContain("name: 'herdless.retry'");
+    expect(stdout).toContain("name: 'herdless.give_up'");
+    for (const metric of ['attempts', 'retries', 'sleep.duration', 'give_ups']) {
+      expect(stdout).toContain(`name: 'herdless.retry.${metric}'`);
+    }
+    expect(stdout).toContain("'herdless.attempt.outcome': 'success'");
+  });
+});

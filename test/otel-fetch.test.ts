@@ -83,6 +83,41 @@ describe('telemetryFetch: retryingFetch with telemetry, against a real server', 
     expect(plain).toEqual(['fetch', 'failure 1', 'retry 1', 'fetch', 'failure 2', 'retry 2', 'fetch']);
   });
 
+  it("a call sent once that stops for the inner retry()'s own reason counts that reason (its onSettle says it)", async () => {
+    const server = await serve(reply(503, { 'retry-after': '120' })); // over maxRetryAfterMs (60 s)
+    const purge = telemetryFetch({ baseMs: 0 }, { name: 'api', meterProvider: otel.meterProvider });
+    const res = await purge(server.url, { method: 'PURGE' }); // not idempotent: sent once
+    expect([res.status, givenUp(res)]).toEqual([503, undefined]);
+    const m = await otel.collect();
+    expect(m[names.GIVE_UPS]?.points).toEqual([
+      { attributes: { ...A, 'http.request.method': '_OTHER', 'herdless.give_up.reason': 'retry-after' }, value: 1 },
+    ]);
+  });
+
+  it("runs the user's onSettle (retryingFetch's inner call), and counts no retry that the user's onRetry stops", async () => {
+    const seen: unknown[] = [];
+    const boom = new Error('boom');
+    const fetch = async () => new Response(null, { status: 503 });
+    const t = { name: 'api', meterProvider: otel.meterProvider };
+    const get = telemetryFetch(
+      {
+        baseMs: 0,
+        fetch,
+        onSettle: (e) => seen.push([e.ok, e.attempts]),
+        onRetry: () => {
+          throw boom;
+        },
+      },
+      t,
+    );
+    await expect(get('http://127.0.0.1:9/')).rejects.toBe(boom);
+    expect(seen).toEqual([[false, 1]]);
+    const m = await otel.collect();
+    expect(m[names.RETRIES]).toBeUndefined();
+    expect(m[names.SLEEP]).toBeUndefined();
+    expect(() => telemetryFetch({ onSettle: 1 as never }, t)).toThrow(/onSettle must be a function, got 1/);
+  });
+
   it("counts as failures exactly the statuses retryingFetch retries (its default statuses, or the caller's)", async () => {
     for (const statuses of [undefined, [404]]) {
       for (const status of [200, 404, 408, 425, 429, 500, 501, 502, 503, 504]) {

@@ -1,8 +1,8 @@
-import { metrics } from '@opentelemetry/api';
+import { context, metrics } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { describe, expect, it } from 'vitest';
 import { retry as coreRetry, createPolicy, RetryError } from '../src/index';
 import { names, observeBreaker, observeBudget, retry, withTelemetry } from '../src/otel/index';
-import { inferReason } from '../src/otel/policy';
 import { settle, useFakeClock } from './helpers';
 import { point, useOtel } from './otel-setup';
 
@@ -181,30 +181,60 @@ describe('withTelemetry composes with the hooks the policy already has', () => {
     expect(plain).toEqual(['failure 1 2', 'retry 1 10', 'failure 2 1', 'retry 2 20', 'failure 3 0']);
   });
 
-  it("rejects with what the user's onRetry or onFailure throws, as retry() does, and still counts what happened", async () => {
+  it("rejects with what the user's onRetry or onFailure throws, as retry() does; a retry their onRetry stops is not counted", async () => {
     const boom = new Error('boom');
     const t = { name: 'p', meterProvider: otel.meterProvider };
-    const onRetry = () => {
+    const throwing = () => {
       throw boom;
     };
-    expect((await run(retry(flaky(1), withTelemetry({ onRetry }, t)))).reason).toBe(boom);
-    const onFailure = async () => Promise.reject(boom);
-    expect((await run(retry(flaky(1), withTelemetry({ onFailure }, t)))).reason).toBe(boom);
-    const m = await otel.collect();
-    expect(point(m[names.ATTEMPTS], { 'herdless.policy.name': 'p', 'herdless.attempt.outcome': 'failure' })).toBe(2);
-    expect(m[names.RETRIES]?.points[0]?.value).toBe(1);
+    const rejecting = async () => Promise.reject(boom);
+    await otel.tracer().startActiveSpan('job', async (span) => {
+      // onRetry throws, or rejects: the call rejects with it, and no retry follows, so none is counted.
+      expect((await run(coreRetry(flaky(1), withTelemetry({ onRetry: throwing }, t)))).reason).toBe(boom);
+      expect((await run(coreRetry(flaky(1), withTelemetry({ onRetry: rejecting }, t)))).reason).toBe(boom);
+      span.end();
+    });
+    expect(otel.spans.getFinishedSpans()[0]?.events).toEqual([]); // no herdless.retry event either
+    expect((await run(coreRetry(flaky(1), withTelemetry({ onFailure: rejecting }, t)))).reason).toBe(boom);
+    let m = await otel.collect();
+    expect(point(m[names.ATTEMPTS], { 'herdless.policy.name': 'p', 'herdless.attempt.outcome': 'failure' })).toBe(3);
+    expect(m[names.RETRIES]).toBeUndefined();
+    expect(m[names.SLEEP]).toBeUndefined();
     expect(m[names.GIVE_UPS]).toBeUndefined(); // the user's error is no give-up
+    // One that returns, or resolves: the retry happens, and is counted once it has.
+    const slow = withTelemetry({ baseMs: 0, onRetry: async () => {} }, t);
+    expect((await run(coreRetry(flaky(1), slow))).value).toBe('ok');
+    m = await otel.collect();
+    expect(m[names.RETRIES]?.points[0]?.value).toBe(1);
+    expect(m[names.SLEEP]?.points[0]?.value).toMatchObject({ count: 1 });
   });
 
-  it('keeps its telemetry through a spread ({ ...policy, signal }), and the core retry still records failures and retries', async () => {
+  it('keeps its telemetry through a spread ({ ...policy, signal }), and every retry() records it all', async () => {
     const policy = withTelemetry({ baseMs: 0 }, { name: 'p', meterProvider: otel.meterProvider });
     const signal = new AbortController().signal;
-    await run(retry(flaky(1), { ...policy, signal }));
-    await run(coreRetry(flaky(1), policy)); // the core retry: no success counted
+    await run(coreRetry(flaky(1), { ...policy, signal }));
+    await run(retry(flaky(1), policy)); // herdless/otel's retry: the core's, re-exported
+    expect(retry).toBe(coreRetry);
     const m = await otel.collect();
-    expect(point(m[names.ATTEMPTS], { 'herdless.policy.name': 'p', 'herdless.attempt.outcome': 'success' })).toBe(1);
+    expect(point(m[names.ATTEMPTS], { 'herdless.policy.name': 'p', 'herdless.attempt.outcome': 'success' })).toBe(2);
     expect(point(m[names.ATTEMPTS], { 'herdless.policy.name': 'p', 'herdless.attempt.outcome': 'failure' })).toBe(2);
     expect(m[names.RETRIES]?.points[0]?.value).toBe(2);
+  });
+
+  it("still runs the user's onSettle, after the recording, with retry()'s event", async () => {
+    const seen: unknown[] = [];
+    const policy = withTelemetry(
+      { maxAttempts: 1, onSettle: (e) => seen.push({ ...e }) },
+      { name: 'p', meterProvider: otel.meterProvider },
+    );
+    await run(coreRetry(async () => 'v', policy));
+    const failed = await run(coreRetry(flaky(1), policy));
+    expect(seen).toEqual([
+      { ok: true, reason: undefined, attempts: 1, elapsedMs: 0, error: undefined, value: 'v' },
+      { ok: false, reason: 'attempts', attempts: 1, elapsedMs: 0, error: failed.reason, value: undefined },
+    ]);
+    const m = await otel.collect();
+    expect(point(m[names.GIVE_UPS], { 'herdless.policy.name': 'p', 'herdless.give_up.reason': 'attempts' })).toBe(1);
   });
 
   it('records nothing for a policy withTelemetry did not make, and changes no result', async () => {
@@ -242,7 +272,7 @@ describe('withTelemetry composes with the hooks the policy already has', () => {
     ]);
   });
 
-  it('counts a call that resolves with a retried result as a give-up, its reason inferred (sync and async checks)', async () => {
+  it('counts a call that resolves with a retried result as a give-up, with the reason retry() stopped for (sync and async checks)', async () => {
     const meterProvider = otel.meterProvider;
     const t = { name: 'r', meterProvider };
     const busy = { status: 503 };
@@ -366,33 +396,34 @@ describe('bad telemetry options: a TypeError naming the option', () => {
 });
 
 describe('edges', () => {
-  it('a retried result through the core retry (no call state) and a throwing retryAfter (the inference falls back to timeout)', async () => {
-    const t = { name: 'e', meterProvider: otel.meterProvider };
-    const always = withTelemetry({ maxAttempts: 2, baseMs: 0, shouldRetryResult: () => true }, t);
-    expect((await run(coreRetry(async () => 'v', always))).value).toBe('v'); // no give-up: the core retry
+  it('without a context manager, a retried result given up still counts, with its reason; a throwing retryAfter is no give-up', async () => {
+    const meterProvider = otel.meterProvider;
+    const t = { name: 'e', meterProvider };
+    const budget = observeBudget({ ratio: 0, minPerSecond: 0 }, { name: 'b', meterProvider });
+    context.disable(); // what the wrapper of 0.1 could not see: no context, no call state, the reason guessed
+    try {
+      const policy = withTelemetry({ baseMs: 0, budget, shouldRetryResult: () => true }, t);
+      expect((await run(coreRetry(async () => 'v', policy))).value).toBe('v');
+    } finally {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    }
     const retryAfter = (v: unknown) => {
       if (v === 'second') throw new Error('unreadable');
       return undefined;
     };
     let n = 0;
     const broken = withTelemetry({ maxAttempts: 3, baseMs: 0, retryAfter, shouldRetryResult: () => true }, t);
-    // retry() itself rejects with retryAfter's error on the second result...
-    expect((await run(retry(async () => (++n === 1 ? 'first' : 'second'), broken))).reason).toMatchObject({
+    // retry() itself rejects with retryAfter's error on the second result: no give-up.
+    expect((await run(coreRetry(async () => (++n === 1 ? 'first' : 'second'), broken))).reason).toMatchObject({
       message: 'unreadable',
     });
-    // ...so a reader that throws when read again after the fact is what the inference guards against.
-    const p = createPolicy({ retryAfter: () => Number.NaN as never });
-    const reading = {
-      ...p,
-      retryAfter: () => {
-        throw new Error('late');
-      },
-    };
-    const last = { attempt: 1, attemptsLeft: 2, error: undefined, value: 'busy', elapsedMs: 0 };
-    expect(inferReason(reading, last)).toBe('timeout');
-    expect(inferReason(p, undefined)).toBe('attempts');
-    const metricsNow = await otel.collect();
-    expect(metricsNow[names.GIVE_UPS]).toBeUndefined();
+    const m = await otel.collect();
+    expect(m[names.GIVE_UPS]?.points).toEqual([
+      { attributes: { 'herdless.policy.name': 'e', 'herdless.give_up.reason': 'budget' }, value: 1 },
+    ]);
+    expect(m[names.BUDGET_REFUSALS]?.points).toEqual([
+      { attributes: { 'herdless.policy.name': 'e', 'herdless.budget.name': 'b' }, value: 1 },
+    ]);
   });
 
   it('a gauge reports only the budgets and breakers meant for its provider', async () => {

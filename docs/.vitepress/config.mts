@@ -23,8 +23,7 @@ export default defineConfig({
   cleanUrls: false,
   lastUpdated: false,
   // The evidence files beside the pages (outage.txt, ...) are not pages.
-  // docs/otel.md is read on GitHub for now: its examples are not yet run by the tests, which every page's are.
-  srcExclude: ['**/README.md', 'otel.md'],
+  srcExclude: ['**/README.md'],
   vite: {
     resolve: {
       alias: [
@@ -55,6 +54,7 @@ export default defineConfig({
           { text: 'Protection: the single runs', link: '/protection' },
           { text: 'Testing your code', link: '/guide/testing' },
           { text: 'Test your retries under a herd', link: '/testing-herd' },
+          { text: 'See retries in production (OpenTelemetry)', link: '/otel' },
           { text: 'Coming from other libraries', link: '/guide/migrating' },
           { text: 'The CLI: simulate and audit', link: '/guide/cli' },
           { text: 'Which jitter to pick', link: '/guide/jitter' },

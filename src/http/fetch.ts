@@ -6,9 +6,10 @@ import {
   type RetryContext,
   type RetryEvent,
   type RetryOptions,
+  type SettleEvent,
   suggest,
 } from '../policy';
-import { retry } from '../retry';
+import { retry, told } from '../retry';
 import { fail, onlyKnown, optionalFn } from '../validate';
 import { subscribe } from '../wait';
 
@@ -275,12 +276,13 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
   }
   const keyHeader = typeof keyOption === 'string' ? keyOption : KEY_HEADER;
   // The policy's hooks see a retried status as fetch gives it, a Response in `value`, never the wrapper.
-  const { isTransient, retryAfter, onFailure, onRetry } = policy;
+  const { isTransient, retryAfter, onFailure, onRetry, onSettle } = policy;
   const unwrap = <E extends FailureEvent | RetryEvent>(e: E): E =>
     e.error instanceof Retried ? Object.freeze<E>({ ...e, error: undefined, value: e.error.response }) : e;
   const base: RetryOptions<Response> = {
     ...policy,
     shouldRetryResult: undefined,
+    onSettle: undefined, // told below, of the call's own outcome (a retried status resolves; a Once is no error)
     isTransient: (error, attempt) => error instanceof Retried || isTransient(error, attempt),
     retryAfter: (source) => retryAfter(source instanceof Retried ? source.response : source),
   };
@@ -346,10 +348,26 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
     /** Whether a call sent once may retry after this failure: only one that proves nothing was sent. */
     const mayRetry = (error: unknown) => !stream && neverSent(error);
     let response: Response;
+    let inner: SettleEvent | undefined; // the inner retry()'s end: its attempts and time, for onSettle
+    let reason: StopReason | undefined; // why a call that resolves with a retried status stopped
+    const tell = (error: unknown, value?: Response) =>
+      told(policy, {
+        ok: value !== undefined,
+        reason: error instanceof RetryError ? error.reason : reason,
+        attempts: inner?.attempts ?? 0,
+        elapsedMs: inner?.elapsedMs ?? 0,
+        error,
+        value,
+      });
     try {
       response = await retry(attempt, {
         ...base,
         signal,
+        ...(onSettle && {
+          onSettle: (e: SettleEvent) => {
+            inner = e;
+          },
+        }),
         onFailure:
           once === undefined
             ? onFailure && ((e) => onFailure(unwrap(e)))
@@ -370,7 +388,8 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
     } catch (error) {
       let outcome = error instanceof Once ? error.event.error : error;
       if (outcome instanceof RetryError) {
-        const { cause, reason, attempts, elapsedMs } = outcome;
+        const { cause, attempts, elapsedMs } = outcome;
+        reason = outcome.reason;
         if (cause instanceof Retried) outcome = cause;
         else if (once !== undefined && !mayRetry(cause) && reason !== 'timeout' && reason !== 'retry-after') {
           // Not retried because it was sent once (a budget or breaker refusing a retry that would not have come
@@ -380,18 +399,22 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
         // A retried status is no error: out of `errors`, as retry() leaves out a retried result.
         else (outcome as { errors: readonly unknown[] }).errors = outcome.errors.filter((e) => !(e instanceof Retried));
         if (cause instanceof Retried && once === undefined) stops.set(cause.response, reason);
-      } else if (error instanceof Once && !(outcome instanceof Retried)) {
-        const { attempt, elapsedMs } = error.event;
-        outcome = new RetryError({
-          reason: 'attempts',
-          errors: errors.toArray(),
-          attempts: attempt,
-          elapsedMs,
-          detail: once,
-        });
+      } else if (error instanceof Once) {
+        reason = 'attempts'; // sent once: it stopped on its first answer
+        if (!(outcome instanceof Retried)) {
+          const { attempt, elapsedMs } = error.event;
+          outcome = new RetryError({
+            reason: 'attempts',
+            errors: errors.toArray(),
+            attempts: attempt,
+            elapsedMs,
+            detail: once,
+          });
+        }
       }
       if (!(outcome instanceof Retried)) {
         discard(discarded); // a retried Response before an abort or a later failure
+        if (onSettle) tell(outcome);
         throw outcome;
       }
       response = outcome.response; // the last attempt's: never discarded, whatever its status
@@ -399,6 +422,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       release();
     }
     if (last !== undefined) follow(callers, last, response);
+    if (onSettle) tell(undefined, response);
     return response;
   };
 }

@@ -19,7 +19,7 @@ const STATES: readonly CircuitState[] = ['closed', 'open', 'half-open'];
  * in, 0 for the two others, by `herdless.breaker.state`), read from `breaker.state` at each collection; each change of
  * state counts in `herdless.breaker.transitions` (by the state entered and `herdless.breaker.change_reason`), counted
  * before your own `onStateChange` runs (which still runs, and whose errors are reported as before). Calls it refuses
- * before their first attempt count in `herdless.breaker.rejections` (through `herdless/otel`'s `retry`).
+ * before their first attempt count in `herdless.breaker.rejections` (for a policy from `withTelemetry` or `telemetryFetch`).
  *
  * The breaker is held weakly: one dropped is collected, and leaves the gauge.
  *

@@ -9,7 +9,7 @@ import { names } from './registry';
  * `createRetryBudget(options)`, observed: the whole retries it holds are the gauge `herdless.budget.available`, read
  * from `budget.available()` at each collection (for a budget with a volume cap, `ratio`: one without holds Infinity
  * and reports no point), and each retry it refuses (a call that gave up with reason `budget`,
- * through `herdless/otel`'s `retry` or `telemetryFetch`) counts in `herdless.budget.refusals`, both by
+ * under a policy from `withTelemetry`, or through `telemetryFetch`) counts in `herdless.budget.refusals`, both by
  * `herdless.budget.name`.
  *
  * The budget is held weakly: one dropped is collected, and leaves the gauge.

@@ -1,20 +1,20 @@
 import { type Attributes, context } from '@opentelemetry/api';
 import {
   createPolicy,
-  type FailureEvent,
   type Fetch,
   type FetchInput,
   givenUp,
   type RetryEvent,
   type RetryingFetchOptions,
   retryingFetch,
+  type SettleEvent,
 } from '../index';
 import { fail, optionalFn } from './check';
 import { attrs, Tally } from './instruments';
 import { ATTR_METHOD, ATTR_OUTCOME, ATTR_POLICY, ATTR_RESEND_COUNT, ATTR_STATUS_CLASS } from './names';
 import { type TelemetryOptions, telemetryOptions } from './options';
-import { inferReason, recordGiveUp, recordRejection, recordRetry } from './policy';
-import { CALL, type CallState, type PolicyTelemetry, policies, RESEND } from './registry';
+import { afterYours, recordGiveUp, recordRejection, recordRetry } from './policy';
+import { CALL, type CallState, type PolicyTelemetry, RESEND } from './registry';
 
 /**
  * retryingFetch's default `statuses` (src/http/fetch.ts; test/otel-fetch.test.ts checks they agree): repeated here,
@@ -44,8 +44,9 @@ const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;
  * a network error or a status in `statuses`), `http.request.method` and `herdless.http.status_class`; each retry in
  * `herdless.retry.retries` and `herdless.retry.sleep.duration` with a `herdless.retry` event on the caller's active
  * span; each give-up in `herdless.retry.give_ups` by reason, whether the call rejects with a RetryError or resolves
- * with the last retried Response (its reason then inferred: see docs/otel.md). Your own `onFailure` and `onRetry`
- * still run, after the recording.
+ * with the last retried Response (its reason the one `givenUp()` tells, or the inner `retry()`'s `onSettle`). Your
+ * own `onFailure`, `onRetry` and `onSettle` still run, as with `retryingFetch`; a retry your `onRetry` throws on is not
+ * counted.
  *
  * Each resend (the second attempt on) is sent with its resend count in the OpenTelemetry context, which
  * {@link resendCountHook} puts on the attempt's span when an HTTP instrumentation (undici's for fetch) creates one.
@@ -67,11 +68,11 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
   const { name, meterProvider } = telemetryOptions(telemetry, 'telemetryFetch');
   if (options === null || typeof options !== 'object')
     fail(TypeError, 'the retryingFetch options', 'an object', options);
-  const { fetch: send, methods: _, statuses, idempotencyKey: __, onFailure, onRetry, ...rest } = options;
+  const { fetch: send, methods: _, statuses, idempotencyKey: __, onRetry, onSettle, ...rest } = options;
   // The three this wraps, checked here (retryingFetch checks the rest, and these three as wrapped).
   optionalFn('fetch', send);
-  optionalFn('onFailure', onFailure);
   optionalFn('onRetry', onRetry);
+  optionalFn('onSettle', onSettle);
   // Frozen attributes by (outcome, method, status class): at most 2 x 11 x 6 objects, made once each.
   const cache = new Map<string, Attributes>();
   const attributes = (outcome: string | undefined, method: string | undefined, status: number | undefined) => {
@@ -112,17 +113,17 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     );
   };
   const hooks = {
-    onFailure(event: FailureEvent) {
-      const state = context.active().getValue(CALL) as CallState | undefined;
-      if (state !== undefined) state.last = event;
-      return onFailure?.(event);
-    },
-    onRetry(event: RetryEvent) {
+    onRetry: afterYours(onRetry, (event: RetryEvent) => {
       const state = context.active().getValue(CALL) as CallState | undefined;
       const status = (event.value as Response | undefined)?.status;
       const a = attributes(undefined, state?.method, status);
       recordRetry(meterProvider, name, a, event, a);
-      return onRetry?.(event);
+    }),
+    onSettle(event: SettleEvent) {
+      // How the inner retry() ended, for a call that resolves with a retried status that givenUp() does not name.
+      const state = context.active().getValue(CALL) as CallState | undefined;
+      if (state !== undefined) [state.reason, state.attempts] = [event.reason, event.attempts];
+      onSettle?.(event);
     },
   };
   const call = retryingFetch({ ...options, fetch: attempt, ...hooks });
@@ -134,20 +135,20 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     success: attributes('success', undefined, undefined), // unused: each attempt counts itself
     tally,
   };
-  policies.set(hooks.onFailure, t);
   const retried = new Set<number>(statuses ?? RETRIED_STATUSES);
 
   return (input, init) => {
     const method = methodOf(input, init);
-    const state: CallState = { last: undefined, retried: false, sent: 0, method };
+    const state: CallState = { sent: 0, method };
     const extra = attributes(undefined, method, undefined);
     return context.with(context.active().setValue(CALL, state), call, undefined, input, init).then(
       (response) => {
         // Resolved with a status it retries: it gave up (out of attempts, the deadline, the server's wait...).
         if (retried.has(response.status)) {
-          // retryingFetch knows why it stopped: givenUp() says it (the budget's refusals included), no guess needed.
-          const reason = givenUp(response) ?? inferReason(t.policy, state.last);
-          recordGiveUp(t, reason, state.last?.attempt ?? 1, response, extra);
+          // givenUp() says why (the budget's refusals included); a call sent once (a POST without a key) stopped on
+          // its first answer ('attempts'), unless the inner retry() stopped first for its own reason (the deadline).
+          const reason = givenUp(response) ?? state.reason ?? 'attempts';
+          recordGiveUp(t, reason, state.attempts ?? 1, response, extra);
         }
         return response;
       },
@@ -164,7 +165,9 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
  * `telemetryFetch` sends (1 for the second attempt, 2 for the third...), as OpenTelemetry's HTTP conventions ask, and
  * nothing to any other request. It reads the count from the active context, so it works with every instrumentation
  * that creates its span in the caller's context and takes such a hook: `startSpanHook` of
- * `@opentelemetry/instrumentation-undici` (fetch), `startOutgoingSpanHook` of `@opentelemetry/instrumentation-http`.
+ * `@opentelemetry/instrumentation-undici` (fetch: the runtime's, which `retryingFetch` uses), `startOutgoingSpanHook`
+ * of `@opentelemetry/instrumentation-http` (only `http.request`, so only for a `telemetryFetch` whose `fetch` option
+ * sends through `node:http`; it sees no request of the runtime's fetch).
  *
  * @example
  * ```ts

@@ -55,7 +55,10 @@ export function instruments(provider: MeterProvider | undefined): Instruments {
   if (found === undefined) {
     const meter = p.getMeter(METER);
     found = {
-      retries: meter.createCounter(RETRIES, { unit: '{retry}', description: 'Retries decided (before each sleep).' }),
+      retries: meter.createCounter(RETRIES, {
+        unit: '{retry}',
+        description: 'Retries made (counted before each sleep).',
+      }),
       sleep: meter.createHistogram(SLEEP, {
         unit: 's',
         description: 'The sleep before each retry.',

@@ -10,7 +10,7 @@ export const METER = 'herdless';
 
 /** Attempts made, by outcome (`herdless.attempt.outcome`): a Counter in `{attempt}`. */
 export const ATTEMPTS = 'herdless.retry.attempts';
-/** Retries decided (each `onRetry`, before its sleep): a Counter in `{retry}`. */
+/** Retries made (each counted before its sleep, once the policy's own `onRetry` has returned): a Counter in `{retry}`. */
 export const RETRIES = 'herdless.retry.retries';
 /** Each sleep before a retry: a Histogram in seconds. */
 export const SLEEP = 'herdless.retry.sleep.duration';

@@ -1,12 +1,12 @@
 import { type Attributes, createContextKey } from '@opentelemetry/api';
-import type { FailureEvent, RetryPolicy } from '../index';
+import type { RetryPolicy, StopReason } from '../index';
 import type { Tally } from './instruments';
 
-/** What `withTelemetry` or `telemetryFetch` knows of a policy, found again from the hook it installed. */
+/** What `withTelemetry` or `telemetryFetch` knows of the policy it records for. */
 export interface PolicyTelemetry {
   readonly name: string;
   readonly options: { readonly meterProvider?: import('@opentelemetry/api').MeterProvider | undefined };
-  /** The policy as validated (its budget, breaker, retryAfter and maxRetryAfterMs tell a resolved give-up's reason). */
+  /** The policy as validated (its budget and breaker, named by observeBudget and observeBreaker). */
   readonly policy: RetryPolicy<any>;
   /** `{ herdless.policy.name }`, frozen. */
   readonly base: Attributes;
@@ -16,22 +16,21 @@ export interface PolicyTelemetry {
   readonly tally: Tally;
 }
 
-/** By the `onFailure` a telemetry policy carries: the same function in a spread (`{ ...policy, signal }`). */
-export const policies = new WeakMap<object, PolicyTelemetry>();
-
 /** The names given to `observeBudget` and `observeBreaker`, by object. */
 export const names = new WeakMap<object, string>();
 
 /**
- * One call's state, carried in the OpenTelemetry context from the wrapper that knows the call to the shared hooks
- * that do not: the last failure, whether the last attempt's result was retried, the requests sent so far.
+ * One `telemetryFetch` call's state, carried in the OpenTelemetry context from the wrapper that knows the call to the
+ * shared fetch and hooks that do not: the requests sent so far, the method, and how the inner `retry()` ended.
  */
 export interface CallState {
-  last: FailureEvent | undefined;
-  retried: boolean;
   sent: number;
-  /** The HTTP method of a `telemetryFetch` call (normalised). */
-  method?: string;
+  /** The HTTP method (normalised). */
+  readonly method: string;
+  /** Why the inner `retry()` gave up, as its `onSettle` said (undefined: it did not, or it stopped a call sent once). */
+  reason?: StopReason | undefined;
+  /** The attempts it made. */
+  attempts?: number;
 }
 
 /** The context key of a call's {@link CallState}; `createContextKey` is `Symbol.for`, shared by both builds. */
