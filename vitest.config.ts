@@ -31,11 +31,9 @@ export default defineConfig({
       exclude: ['src/**/index.ts', workerOnly],
       // The audit (a wing in its folder) keeps the per-file threshold it had at src/'s root.
       thresholds: {
+        // Over all of src/ (the wings included); branches 95.3% with the audit's cycle cases (src/eslint/file-index.ts
+        // 91.3%, retry-loop.ts 92.4%; 2026-12-01).
         ...all,
-        // Over all of src/ (the wings included), branches are at 94.7% since the audit learnt to follow calls through a
-        // file (src/eslint/file-index.ts 84.7%, retry-loop.ts 90.9%; 2026-12-01): the total's floor is 94.5 until
-        // those branches have tests. Every core file still has its own 95% below.
-        branches: 94.5,
         ...Object.fromEntries(core.map((name) => [`src/${name}`, all])),
         'src/audit/audit.ts': all,
       },

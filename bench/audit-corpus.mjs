@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { main } from '../dist/cli.js';
 
-const { values } = parseArgs({ options: { cache: { type: 'string' } } });
+const { values } = parseArgs({ options: { cache: { type: 'string' }, loops: { type: 'boolean' } } });
 const labels = JSON.parse(readFileSync(new URL('./audit-corpus.json', import.meta.url), 'utf8'));
 const cache = values.cache ?? mkdtempSync(join(tmpdir(), 'herdless-corpus-'));
 const sel = mkdtempSync(join(tmpdir(), 'herdless-corpus-sel-'));
@@ -97,6 +97,21 @@ try {
     );
   }
   for (const w of wrong) console.log(`  wrong: ${w}`);
+  for (const { f, l } of lacking) {
+    if (!hit.has(`${f.pkg} ${f.file} ${l.id}`)) console.log(`  missed: ${f.pkg} ${f.file} ${l.id}`);
+  }
+  // --loops: what was reported on each labelled loop (rules, lines), for the table of audit-corpus.md.
+  if (values.loops) {
+    for (const f of labels.files) {
+      for (const l of f.loops) {
+        const on = findings.filter((r) => r.file.endsWith(join(folder(f.pkg), f.file)) && l.lines.includes(r.line));
+        const rules = [...new Set(on.map((r) => r.rule.replace('herdless/require-', '').replace('herdless/', '')))];
+        console.log(
+          `  loop: ${f.pkg} ${f.file} ${l.id}: ${rules.join(', ') || '-'} (${[...new Set(on.map((r) => r.line))].join(', ')})`,
+        );
+      }
+    }
+  }
 } finally {
   rmSync(sel, { recursive: true, force: true });
   if (!values.cache) rmSync(cache, { recursive: true, force: true });

@@ -152,7 +152,8 @@ async function first<T>(
  */
 export function told(p: { readonly onSettle?: ((event: SettleEvent) => void) | undefined }, event: SettleEvent): void {
   try {
-    p.onSettle?.(Object.freeze(event));
+    const done: unknown = p.onSettle?.(Object.freeze(event));
+    if (isThenable(done)) done.then(undefined, reportLater); // a promise it returns that rejects: reported too
   } catch (error) {
     reportLater(error);
   }

@@ -7,7 +7,14 @@ import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuditReport, type AuditThreads, audit, FILES_PER_WORKER, poolSize } from '../src/audit/audit';
+import {
+  type AuditReport,
+  type AuditThreads,
+  audit,
+  FILES_PER_WORKER,
+  LARGE_FILE_CHARS,
+  poolSize,
+} from '../src/audit/audit';
 import { samples } from './eslint/samples';
 
 // Inside the repository, so `eslint` and `typescript-eslint` resolve from it as from a user's project.
@@ -146,6 +153,27 @@ describe('herdless audit in worker threads', { timeout: 120_000 }, () => {
     expect(started).toHaveLength(2); // not started again and again
   });
 
+  it('a small audit lints a file of LARGE_FILE_CHARS or more alone in a worker, the rest in the main thread', async () => {
+    const dir = join(project, 'large-file');
+    mkdirSync(dir, { recursive: true });
+    const loop = samples.find((s) => s.finds.length > 0 && !s.lang) as (typeof samples)[number];
+    writeFileSync(join(dir, 'bundle.js'), `${loop.code}\n// ${'x'.repeat(LARGE_FILE_CHARS)}\n`);
+    writeFileSync(join(dir, 'small.js'), loop.code);
+    try {
+      const { threads, started, exited } = tsxWorkers(0);
+      const mixed = await report(['large-file'], threads);
+      expect(started).toHaveLength(1);
+      expect(exited).toHaveLength(1);
+      expect(mixed.summary).toMatchObject({ filesParsed: 2, unparsable: [] });
+      // The bundle's findings, linted in the worker, are the small file's, linted here.
+      const rules = (file: string) => mixed.findings.filter((f) => f.file.endsWith(file)).map((f) => f.rule);
+      expect(rules('bundle.js')).toEqual(rules('small.js'));
+      expect(rules('small.js').length).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('starts no worker for a small audit: the pool size is asked for the files to parse only', async () => {
     const asked: number[] = [];
     const threads: AuditThreads = {
@@ -184,6 +212,38 @@ syncBuiltinESMExports();
     );
   }, 60_000);
   afterAll(() => rmSync(dist, { recursive: true, force: true }));
+
+  it('a small audit lists a file that exhausts the heap as not checked and goes on (a 2 MB file, a 256 MB heap)', () => {
+    const dir = join(project, 'heap');
+    mkdirSync(dir, { recursive: true });
+    let generated = '';
+    for (let i = 0; generated.length < 2_000_000; i++) {
+      generated += `async function f${i}(x) { for (;;) { try { return await x.get(${i}); } catch (e) { if (e.code === ${i}) continue; throw e } } }\n`;
+    }
+    writeFileSync(join(dir, 'generated.js'), generated);
+    writeFileSync(
+      join(dir, 'call.js'),
+      'export async function call(f) {\n  for (;;) {\n    try { return await f(); } catch {}\n  }\n}\n',
+    );
+    try {
+      const child = spawnSync(
+        process.execPath,
+        ['--max-old-space-size=256', join(dist, 'dist', 'cli.js'), 'audit', '--json', 'heap'],
+        { cwd: project, encoding: 'utf8', timeout: 150_000 },
+      );
+      expect(child.signal).toBeNull();
+      expect(child.stderr).not.toContain('heap out of memory\n');
+      expect(child.status).toBe(1);
+      const report = JSON.parse(child.stdout) as AuditReport;
+      expect(report.findings.map((f) => `${f.file} ${f.rule}`)).toContain('heap/call.js herdless/require-retry-limit');
+      expect(report.summary.filesParsed).toBe(1);
+      expect(report.summary.unparsable).toEqual([
+        { path: 'heap/generated.js', reason: expect.stringMatching(/stopped \(ERR_WORKER_OUT_OF_MEMORY/) },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('lints a large tree in dist/audit-worker.js threads, reports as a serial audit, and exits by itself', async () => {
     const dir = join(project, 'large');

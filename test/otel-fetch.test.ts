@@ -231,3 +231,22 @@ describe('telemetryFetch after the review', () => {
     expect(m[names.ATTEMPTS]?.points[0]?.attributes['http.request.method']).toBe('POST');
   });
 });
+
+describe('telemetryFetch takes every retryingFetch option (review)', () => {
+  it('attemptHeader: accepted, and each attempt carries its number', async () => {
+    const seen: (string | null)[] = [];
+    const get = telemetryFetch(
+      {
+        attemptHeader: 'X-Attempt',
+        baseMs: 0,
+        fetch: async (_input, init) => {
+          seen.push(new Headers(init?.headers).get('x-attempt'));
+          return new Response('', { status: seen.length < 2 ? 503 : 200 });
+        },
+      },
+      { name: 'api', meterProvider: otel.meterProvider },
+    );
+    expect((await get('http://x.test/')).status).toBe(200);
+    expect(seen).toEqual(['1', '2']);
+  });
+});

@@ -454,3 +454,55 @@ describe('edges', () => {
     );
   });
 });
+
+describe('a broken meter never changes what a call does (review)', () => {
+  it('a counter whose add() throws: the call still retries and succeeds, the error goes to diag', async () => {
+    const broken = {
+      getMeter: () => {
+        const instrument = {
+          add() {
+            throw new Error('meter broke');
+          },
+          record() {
+            throw new Error('meter broke');
+          },
+        };
+        return {
+          createCounter: () => instrument,
+          createHistogram: () => instrument,
+          createUpDownCounter: () => instrument,
+          createObservableGauge: () => ({ addCallback() {} }),
+          createObservableCounter: () => ({ addCallback() {} }),
+          createObservableUpDownCounter: () => ({ addCallback() {} }),
+          createGauge: () => instrument,
+          addBatchObservableCallback() {},
+          removeBatchObservableCallback() {},
+        };
+      },
+    };
+    const logged: unknown[] = [];
+    const { diag } = await import('@opentelemetry/api');
+    diag.setLogger(
+      { error: (...a: unknown[]) => logged.push(a), warn() {}, info() {}, debug() {}, verbose() {} },
+      { suppressOverrideMessage: true },
+    );
+    try {
+      let calls = 0;
+      const mine: string[] = [];
+      const policy = withTelemetry(
+        { baseMs: 0, onSettle: (e) => mine.push(e.ok ? 'ok' : 'failed') },
+        { name: 'api', meterProvider: broken as never },
+      );
+      const value = await coreRetry(() => {
+        if (calls++ === 0) throw new Error('once');
+        return 'ok';
+      }, policy);
+      expect(value).toBe('ok');
+      expect(calls).toBe(2);
+      expect(mine).toEqual(['ok']); // your own onSettle still ran
+      expect(logged.length).toBeGreaterThan(0);
+    } finally {
+      diag.disable();
+    }
+  });
+});

@@ -247,6 +247,27 @@ describe('onSettle: once per call, with the outcome as a value', () => {
   });
 });
 
+describe('onSettle returning a promise (review)', () => {
+  it('a promise that rejects is reported, as a throw is, and the call settles as it would have', async () => {
+    const reported: unknown[] = [];
+    const original = globalThis.reportError;
+    globalThis.reportError = (e: unknown) => reported.push(e);
+    try {
+      const boom = new Error('async hook');
+      const value = await retry(() => 1, {
+        onSettle: async () => {
+          throw boom;
+        },
+      });
+      await fake.clock.runAllAsync();
+      expect(value).toBe(1);
+      expect(reported).toEqual([boom]);
+    } finally {
+      globalThis.reportError = original;
+    }
+  });
+});
+
 describe("retryingFetch: onSettle tells the call's own outcome, not its inner retry()'s", () => {
   /** A fetch answering with the statuses given, in turn (the last one repeats); `throws` for a network error. */
   const answers = (...statuses: (number | 'throws')[]) => {
@@ -303,6 +324,33 @@ describe("retryingFetch: onSettle tells the call's own outcome, not its inner re
     const { outcome, event } = await call({ fetch: answers(429), budget: createRetryBudget() });
     expect(outcome.ok && outcome.value.status).toBe(429);
     expect(event).toMatchObject({ ok: true, reason: 'budget', attempts: 1 });
+  });
+
+  it('a POST sent once that got a 503 with the budget spent: reason attempts, not budget (review)', async () => {
+    const budget = createRetryBudget();
+    for (let i = 0; i < 4; i++) await call({ fetch: answers(503), maxAttempts: 1, budget }); // 4 failures known
+    const { outcome, event } = await call({ fetch: answers(503), budget }, { method: 'POST' });
+    expect(outcome.ok && outcome.value.status).toBe(503);
+    expect(event).toMatchObject({ ok: true, reason: 'attempts', attempts: 1 });
+  });
+
+  it("herdless's own error about a retried status names the Response as its cause, not the wrapper (review)", async () => {
+    const { outcome, event } = await call({ fetch: answers(503), retryAfter: () => -1 });
+    expect(outcome.ok).toBe(false);
+    const error = !outcome.ok && (outcome.error as Error);
+    expect(error).toBeInstanceOf(RangeError);
+    expect((error as Error).cause).toBeInstanceOf(Response);
+    expect(event.error).toBe(error);
+  });
+
+  it('a call rejected before it starts (a signal already aborted) is not told, as retry() does not (review)', async () => {
+    const events: SettleEvent[] = [];
+    const done = retryingFetch({ fetch: answers(200), onSettle: (e) => events.push(e) })('http://x.test/', {
+      signal: AbortSignal.abort(),
+    }).catch((e: unknown) => e);
+    await fake.clock.runAllAsync();
+    expect(await done).toMatchObject({ name: 'AbortError' });
+    expect(events).toEqual([]);
   });
 
   it('an onSettle that throws is reported and changes nothing', async () => {

@@ -480,6 +480,12 @@ function lint(
   }
 }
 
+/**
+ * From this many characters a file is linted in a worker thread even when the audit is small enough to lint in the main
+ * thread: a 2 MB generated file can exhaust a 256 MB heap, which would end the whole process there.
+ */
+export const LARGE_FILE_CHARS = 1_000_000;
+
 /** Files handed to a worker at a time: few, so the last ones spread over every worker. */
 const BATCH = 8;
 
@@ -546,7 +552,25 @@ async function lintAll(
   pool: AuditThreads,
 ): Promise<LintResult[] | { missing: string[] }> {
   const size = pool.count(jobs.length);
-  const results = size >= 2 ? await lintInWorkers(jobs, size, cwd, pool.start) : jobs.map(() => undefined);
+  let results: (LintResult | undefined)[];
+  if (size >= 2) results = await lintInWorkers(jobs, size, cwd, pool.start);
+  else {
+    // Few files: linted here, but a large one (a generated bundle) in a worker of its own, so that a file that
+    // exhausts the heap stops that worker (listed as not checked) and not the audit.
+    results = jobs.map(() => undefined);
+    const large = jobs.flatMap((job, i) => (job.text.length >= LARGE_FILE_CHARS ? [i] : []));
+    if (large.length > 0) {
+      const done = await lintInWorkers(
+        large.map((i) => jobs[i] as LintJob),
+        1,
+        cwd,
+        pool.start,
+      );
+      large.forEach((i, k) => {
+        results[i] = done[k];
+      });
+    }
+  }
   const left = jobs.filter((_, i) => results[i] === undefined);
   if (left.length === 0) return results as LintResult[];
   const lintHere = linterFor(cwd);

@@ -130,9 +130,11 @@ export function instanceClass(member: Node, index: FileIndex): ClassInfo | undef
 export function constructorArguments(cls: ClassInfo, name: string, index: FileIndex): Node[] {
   const ctor = cls.methods.get('constructor')?.[0];
   if (!ctor) return [];
-  const at = (ctor.params as Node[]).findIndex(
-    (p) => (p.type === 'AssignmentPattern' ? (p.left as Node) : p).type === 'Identifier' && nameOf(p) === name,
-  );
+  const at = (ctor.params as Node[]).findIndex((p) => {
+    // `constructor(callback = noop, ms)`: the parameter with a default is named by its left side.
+    const param = p.type === 'AssignmentPattern' ? (p.left as Node) : p;
+    return param.type === 'Identifier' && nameOf(param) === name;
+  });
   if (at < 0) return [];
   const id = cls.node.id as Node | null;
   const named = id ?? (cls.node.parent?.type === 'VariableDeclarator' ? (cls.node.parent.id as Node) : undefined);

@@ -43,6 +43,28 @@ export interface RetryShape {
   readonly limited: boolean;
   /** The failure path looks at the error or the response status before retrying. */
   readonly checksError: boolean;
+  /**
+   * What was accepted by its name only, its code out of reach (an import, another file): `pastDeadline() as a limit`,
+   * `backoff() as a wait`. The reports say so.
+   */
+  readonly byName?: readonly string[];
+}
+
+/** Where the analysis of the shape being read notes what it accepts by name (see {@link RetryShape.byName}). */
+let notes: Set<string> | undefined;
+const noteByName = (what: string): void => void notes?.add(what);
+
+/** Runs `analyse` collecting its notes into the shape it returns. */
+function withNotes(analyse: () => RetryShape | undefined): RetryShape | undefined {
+  const outer = notes;
+  const mine = new Set<string>();
+  notes = mine;
+  try {
+    const shape = analyse();
+    return shape && mine.size > 0 ? { ...shape, byName: [...mine].sort() } : shape;
+  } finally {
+    notes = outer;
+  }
 }
 
 const WAIT_NAME = /sleep|delay|wait|backoff|pause|timeout|nap/i;
@@ -77,6 +99,7 @@ const usedAsValue = (node: Node): boolean =>
 const isWaitCall = (node: Node): boolean =>
   node.type === 'CallExpression' &&
   ((WAIT_NAME.test(callName(node)) && !NOT_A_WAIT.test(callName(node)) && !usedAsValue(node)) ||
+    callName(node) === 'setInterval' ||
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
@@ -161,7 +184,7 @@ interface Context {
 function delayOf(call: Node): Node | undefined {
   const args = call.arguments as Node[];
   const name = callName(call);
-  if (/settimeout/i.test(name) && args.length >= 2) return args[1];
+  if (/set(timeout|interval)/i.test(name) && args.length >= 2) return args[1];
   if (/settimeout/i.test(name) && args[0]?.type !== 'ArrowFunctionExpression') return args[0];
   return args.find((a) => !FUNCTIONS.has(a.type) && a.type !== 'ObjectExpression');
 }
@@ -241,6 +264,14 @@ function waitsIn(nodes: readonly Node[], ctx: Context, cycle = false): { waits: 
     const callee = call.callee as Node;
     const local = callee.type === 'Identifier' ? ctx.resolve(callee.name as string, call) : [];
     if (local.some((f) => determinism(f, ctx, 0, new Set()) === 'random')) return { waits: true, fixedDelay: false };
+    // `await sleep(ms)` of an import, `this.backoff()` of no class here: a wait by its name.
+    if (
+      !/^set(Timeout|Interval|Immediate)$/.test(callName(call)) &&
+      local.length === 0 &&
+      entered(call, ctx).length === 0
+    ) {
+      noteByName(`${callName(call)}() a wait by its name`);
+    }
     const delay = delayOf(call);
     // A wait whose delay cannot be seen (`await backoff()`, `sleep(next())`) is not called fixed.
     if (!delay || determinism(delay, ctx, 0, new Set()) !== 'fixed') fixedDelay = false;
@@ -290,20 +321,29 @@ function bounds(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bool
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
     // `this.attemptLimitReached`, `deadlineExceeded()`, `retriesLeft`: a bound by its name when its code is out of
     // reach; a member of the file's own class is judged by what is assigned to it (a flag no counter sets is none).
-    if (LIMIT_NAME.test(nameOf(n) ?? '')) return limitByName(n, keys);
     const key = refKey(n);
-    return key !== undefined && names.has(key) && n.parent?.type !== 'MemberExpression';
+    if (key !== undefined && names.has(key) && n.parent?.type !== 'MemberExpression') return true;
+    return LIMIT_NAME.test(nameOf(n) ?? '') && limitByName(n, keys);
   });
 }
 
 /** A name that says limit: a limit unless the file shows `this.x` set by something that neither compares nor counts. */
 function limitByName(n: Node, keys: VisitorKeys): boolean {
   const member = n.parent?.type === 'MemberExpression' && n.parent.property === n ? n.parent : undefined;
-  if (!member) return true;
+  if (!member) {
+    // `pastDeadline()`: a call of a function out of reach (a variable named so is in reach, and only named).
+    if (n.parent?.type === 'CallExpression' && n.parent.callee === n) noteByName(`${nameOf(n)}() a limit by its name`);
+    return true;
+  }
   const index = fileIndex(n, keys);
   if (isCounted(member, index)) return true;
   const targets = memberTargets(member, index);
-  if (targets.length === 0) return true;
+  if (targets.length === 0) {
+    noteByName(
+      `${refKey(member) ?? nameOf(n)}${member.parent?.type === 'CallExpression' ? '()' : ''} a limit by its name`,
+    );
+    return true;
+  }
   return targets.some((t) =>
     mentions(t, keys, (m) => {
       if (isClockCall(m) || m.type === 'UpdateExpression') return true;
@@ -321,14 +361,17 @@ function compares(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bo
   return mentions(test, keys, (n) => {
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
     if (n.type === 'BinaryExpression' && ['<', '<=', '>', '>='].includes(n.operator as string)) {
-      return [n.left as Node, n.right as Node].some(
-        (side) =>
-          names.has(refKey(side) ?? '') ||
-          (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys))) ||
-          LIMIT_NAME.test(
-            side.type === 'MemberExpression' ? (nameOf(side.property as Node) ?? '') : (nameOf(side) ?? ''),
-          ),
+      const sides = [n.left as Node, n.right as Node];
+      const counted = (side: Node) =>
+        names.has(refKey(side) ?? '') || (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys)));
+      if (sides.some(counted)) return true;
+      const named = sides.find((side) =>
+        LIMIT_NAME.test(
+          side.type === 'MemberExpression' ? (nameOf(side.property as Node) ?? '') : (nameOf(side) ?? ''),
+        ),
       );
+      if (named) noteByName(`${refKey(named) ?? nameOf(named)} a limit by its name`);
+      return named !== undefined;
     }
     return false;
   });
@@ -680,7 +723,7 @@ const cache = new WeakMap<Node, RetryShape | null>();
 export function retryLoop(loop: Node, ctx: Context): RetryShape | undefined {
   const known = cache.get(loop);
   if (known !== undefined) return known ?? undefined;
-  const shape = analyseLoop(loop, ctx);
+  const shape = withNotes(() => analyseLoop(loop, ctx));
   cache.set(loop, shape ?? null);
   return shape;
 }
@@ -1009,7 +1052,7 @@ function onFailurePath(
 export function retryRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   const known = cache.get(fn);
   if (known !== undefined) return known ?? undefined;
-  const shape = analyseRecursion(fn, ctx);
+  const shape = withNotes(() => analyseRecursion(fn, ctx));
   cache.set(fn, shape ?? null);
   return shape;
 }
@@ -1054,6 +1097,8 @@ function changesInput(call: Node, fn: Node, keys: VisitorKeys): boolean {
     const empty =
       (a.type === 'Identifier' && a.name === 'undefined') ||
       (a.type === 'Literal' && a.value === null) ||
+      // `resume("throw", err)` from `resume(key, arg)`: another command, not the same call again
+      (a.type === 'Literal' && typeof a.value === 'string') ||
       (a.type === 'UnaryExpression' && a.operator === 'void');
     return empty || walksFrom(a, param, 0);
   });
@@ -1073,6 +1118,17 @@ function walksList(nodes: readonly Node[], keys: VisitorKeys): boolean {
       return true;
     });
   }
+  // `front = front.next`: it walks a linked list, the next item each time.
+  const linked = nodes.some(
+    (n) =>
+      n.type === 'AssignmentExpression' &&
+      n.operator === '=' &&
+      (n.right as Node).type === 'MemberExpression' &&
+      !(n.right as Node).computed &&
+      refKey(n.left as Node) !== undefined &&
+      refKey(n.left as Node) === refKey((n.right as Node).object as Node),
+  );
+  if (linked) return true;
   return nodes.some(
     (n) =>
       n.type === 'CallExpression' &&
@@ -1099,13 +1155,17 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   const nodes = owned(fn.body as Node, keys, { skipLoops: false });
   const errorNames = new Set<string>();
   const again: Node[] = [];
+  // The attempt's nodes when the retry goes through it as a callback parameter (`setTimeout(tryBulk, ms, body, me)`).
+  const viaCallback: Node[] = [];
   for (const n of nodes) {
     if (n.type !== 'CallExpression' || !entersAgain(n, fn, name)) continue;
     // `catch (e) { throw (setTimeout(flush, 0), e) }`: the failure goes to the caller; the rest of the work goes on.
     if (n.parent?.type === 'SequenceExpression' && n.parent.parent?.type === 'ThrowStatement') continue;
+    const back = callsBack(n, name, ctx);
+    if (back) viaCallback.push(...back);
     const path =
       onFailurePath(n, fn, keys, name) ??
-      (failureReference(n, (a) => a.type === 'Identifier' && a.name === name) ? { handler: n } : undefined);
+      (failureReference(n, (a) => a.type === 'Identifier' && a.name === name) || back ? { handler: n } : undefined);
     if (!path || (calleeName(n) === name && changesInput(n, fn, keys))) continue;
     again.push(n);
     if (path.errorName) errorNames.add(path.errorName);
@@ -1114,7 +1174,16 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   const params = new Set((fn.params as Node[]).flatMap((p) => paramName(p) ?? []));
   for (const c of counters(nodes)) params.add(c);
   const counterKey = (n: Node) => refKey(n.type === 'UpdateExpression' ? (n.argument as Node) : n) ?? '';
-  if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && params.has(counterKey(n.property as Node)))) {
+  // `for (let i = 0; ...; i += 2) drop(body[i])`: the index of a loop of its own does not pick the next input.
+  const loopIndexes = new Set(
+    nodes.flatMap((n) =>
+      n.type === 'ForStatement' && (n.init as Node | null)?.type === 'VariableDeclaration'
+        ? ((n.init as Node).declarations as Node[]).flatMap((d) => paramName(d.id as Node) ?? [])
+        : [],
+    ),
+  );
+  const picks = (key: string) => params.has(key) && !loopIndexes.has(key);
+  if (nodes.some((n) => n.type === 'MemberExpression' && n.computed && picks(counterKey(n.property as Node)))) {
     return undefined; // `parsers[index]`: it tries the next item of a list, not the same call again
   }
   if (walksList(nodes, keys)) return undefined; // it works through a queue or a list of fallbacks
@@ -1127,7 +1196,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     kind: 'recursion',
     ...waitsIn(others, ctx),
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
-    checksError: checksError(nodes, withAliases(nodes, errorNames), ctx),
+    checksError: checksError([...nodes, ...viaCallback], withAliases(nodes, errorNames), ctx),
   };
 }
 
@@ -1182,6 +1251,10 @@ const changesArguments = (call: Node): boolean =>
       a.type === 'CallExpression' ||
       a.type === 'NewExpression' ||
       a.type === 'ObjectExpression' ||
+      // `callWithErrorHandling(handler, null, 10, [err, instance])`: a new argument list, another call
+      a.type === 'ArrayExpression' ||
+      // `children.forEach((pid) => build(pid))`: each item of a list, not the same call again
+      itemOfList(a) ||
       // `this.emit('error', e)` from `emit(event)`'s failure: another event, not the same call again
       (a.type === 'Literal' && typeof a.value === 'string'),
   );
@@ -1220,7 +1293,7 @@ const cycles = new WeakMap<Node, RetryShape | null>();
 export function retryCycle(fn: Node, ctx: Context): RetryShape | undefined {
   const known = cycles.get(fn);
   if (known !== undefined) return known ?? undefined;
-  const shape = functionName(fn) === undefined ? undefined : analyseCycle(fn, ctx);
+  const shape = functionName(fn) === undefined ? undefined : withNotes(() => analyseCycle(fn, ctx));
   cycles.set(fn, shape ?? null);
   return shape;
 }
@@ -1300,6 +1373,8 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
       (m.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
   );
   const waits = waitsIn([...pathNodes, ...helperNodes], ctx, true);
+  if (!waits.waits && assumedWait) noteByName('an imported timer class a wait by its name');
+  else if (!waits.waits && handedOn) noteByName(`a scheduler out of reach a wait by its name`);
   return {
     node: fn,
     kind: 'recursion',
@@ -1307,10 +1382,203 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
     fixedDelay: waits.waits && waits.fixedDelay,
     limited:
       conditions([...guards, ...pathNodes].filter((n) => !LOOPS.has(n.type))).some((t) => compares(t, names, keys)) ||
+      countHandedOn(all, ctx) ||
       [...helpers].some((h) => {
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
         return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
       }),
     checksError: checksError(all, errorNames, ctx),
   };
+}
+
+/** A method named like what a failure runs: `onConnClose`, `_handleClose`, `handleError`, `onDisconnect`. */
+const HANDLER_NAME = /^_*(on|handle)\w*(close|error|disconnect|end|fail\w*)$/i;
+/** A method named like the scheduling half of a retry, called where the failure was judged: `retryIn(ms)`. */
+const RETRY_METHOD = /^_*(retry|reconnect|rejoin|resubscribe)\w*$/i;
+/** A method named like an attempt: what a reconnect calls again (`connect`, `_reconnect`, `rejoin`, `#open`). */
+const ATTEMPT_NAME =
+  /^_*#?(re)?(connect|open|join|dial|subscribe|login|authenticate|handshake)(Now|Internal|Impl|Async|Socket|Transport|Stream|Connection|Channel|Client|Server|With[A-Z]\w*)?$/i;
+
+/** `x.on('close', cb)`, `.catch(cb)`, `.then(ok, cb)`, `push.receive('error', cb)`, `ws.onclose = cb`: cb runs on a failure. */
+function failureCallback(fn: Node): boolean {
+  const p = fn.parent;
+  if (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(fn)) {
+    const callee = calleeName(p) ?? '';
+    const args = p.arguments as Node[];
+    const event = args[0]?.type === 'Literal' ? String(args[0].value) : '';
+    return (
+      callee === 'catch' ||
+      (callee === 'then' && args[1] === fn) ||
+      (LISTENS.test(callee) && EVENT_FAILURE.has(event)) ||
+      (callee === 'receive' && (event === 'error' || event === 'timeout'))
+    );
+  }
+  if (p?.type === 'AssignmentExpression' && p.right === fn && (p.left as Node).type === 'MemberExpression') {
+    const prop = nameOf((p.left as Node).property as Node) ?? '';
+    return prop.startsWith('on') && EVENT_FAILURE.has(prop.slice(2));
+  }
+  return false;
+}
+
+const opened = new WeakMap<Node, RetryShape | null>();
+
+/**
+ * A reconnect whose closing half is out of reach: a failure callback or a method named like a close or error handler
+ * (or like a retry: `retryIn`) calls, through the file's functions (a timer, an imported `Timer`), a method of its class
+ * named like an attempt (`connect`, `rejoin`), while what runs the handler on the next failure (the transport's event,
+ * another file, an `emit` to the class's own listener) is not in the file. The report goes on that attempt.
+ */
+export function retryOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const known = opened.get(fn);
+  if (known !== undefined) return known ?? undefined;
+  const shape = withNotes(() => analyseOpenCycle(fn, ctx));
+  opened.set(fn, shape ?? null);
+  return shape;
+}
+
+function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const name = functionName(fn) ?? '';
+  const byHandler = HANDLER_NAME.test(name) && fn.parent?.type === 'MethodDefinition';
+  const byRetry =
+    !byHandler && RETRY_METHOD.test(name) && !ATTEMPT_NAME.test(name) && fn.parent?.type === 'MethodDefinition';
+  if (!byHandler && !byRetry && !failureCallback(fn)) return undefined;
+  const index = fileIndex(fn, ctx.keys);
+  const cls = index.classOf(fn);
+  if (!cls) return undefined;
+  const methods = new Set([...cls.methods.values()].flat());
+  const home = enclosingFunction(fn);
+  const { keys } = ctx;
+  // Breadth first from the handler, up to 4 functions deep: the first method of the class named like an attempt.
+  const parentOf = new Map<Node, Node>();
+  let level = [fn];
+  for (let depth = 0; depth < 4 && level.length > 0; depth++) {
+    const next: Node[] = [];
+    for (const g of level) {
+      for (const m of owned(bodyOf(g), keys, { skipLoops: false })) {
+        for (const t of entered(m, ctx)) {
+          if (t === fn || parentOf.has(t) || t === home) continue;
+          parentOf.set(t, g);
+          const attempt = methods.has(t) && ATTEMPT_NAME.test(functionName(t) ?? '');
+          if (attempt) {
+            if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx)) return undefined;
+            const chain: Node[] = [];
+            for (let c = parentOf.get(t); c && c !== fn; c = parentOf.get(c)) chain.unshift(c);
+            return openShape(t, fn, chain, byRetry, ctx);
+          }
+          next.push(t);
+        }
+      }
+    }
+    level = next;
+  }
+  return undefined;
+}
+
+const enclosingFunction = (node: Node): Node | undefined => {
+  for (let p = node.parent; p; p = p.parent) if (FUNCTIONS.has(p.type)) return p;
+  return undefined;
+};
+
+function openShape(attempt: Node, handler: Node, chain: readonly Node[], byRetry: boolean, ctx: Context): RetryShape {
+  const param = paramName((handler.params as Node[])[0]);
+  const path: FailurePath = { handler, ...(param && !byRetry ? { errorName: param } : {}) };
+  const shape = cycleShape(attempt, path, chain, ctx);
+  // `new Timer(delay, () => this.connect())` of an imported class, in the handler itself: a wait by its name.
+  const index = fileIndex(handler, ctx.keys);
+  const timer = owned(bodyOf(handler), ctx.keys, { skipLoops: false }).some(
+    (n) =>
+      n.type === 'NewExpression' &&
+      (n.callee as Node).type === 'Identifier' &&
+      !index.classes.has((n.callee as Node).name as string) &&
+      WAITS_BY_NAME.test((n.callee as Node).name as string) &&
+      (n.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
+  );
+  if (!shape.waits && timer) noteByName('an imported timer class a wait by its name');
+  return {
+    ...shape,
+    waits: shape.waits || timer,
+    // `retryIn(ms)` is called where the failure was judged, out of this reach: its check is not asked for here.
+    checksError: shape.checksError || byRetry,
+  };
+}
+
+/**
+ * `const info = { nbRetry: this._retryCount }; return policy.onReadTimeout(info, ...)`: a count the class steps,
+ * handed to code out of reach (a retry policy of another file) whose answer decides, is that code's limit to keep; it
+ * is taken as one, and the report says so. Handed to logging or an event (`this.emit('retry', { n })`) it is not.
+ */
+const TELLS = /^(emit|log|warn|info|debug|trace|notify|track|record|report|print|publish|dispatch|trigger)/i;
+
+function countHandedOn(nodes: readonly Node[], ctx: Context): boolean {
+  for (const n of nodes) {
+    if (n.type !== 'MemberExpression' || (n.object as Node).type !== 'ThisExpression') continue;
+    const p = n.parent;
+    const handed =
+      (p?.type === 'Property' && p.value === n) ||
+      (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(n) && entered(p, ctx).length === 0);
+    if (!handed || !isCounted(n, fileIndex(n, ctx.keys))) continue;
+    let told = false;
+    for (let q: Node | null | undefined = p, i = 0; q && i < 4 && !FUNCTIONS.has(q.type); q = q.parent, i++) {
+      if (q.type === 'CallExpression' && TELLS.test(callName(q))) told = true;
+    }
+    if (told) continue;
+    noteByName(`${refKey(n)} handed to code out of reach, taken as its limit`);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * `setTimeout(tryBulk, wait, body, retryDocuments)` in `retryDocuments`: the function hands itself to an attempt of
+ * the file that calls it back (its parameter at that place) from a failure test or a catch. The attempt's nodes, or
+ * undefined when it is not that shape.
+ */
+function callsBack(call: Node, name: string, ctx: Context): Node[] | undefined {
+  const args = call.arguments as Node[];
+  const timer = /^set(Timeout|Immediate)$/.test(callName(call));
+  const target = timer ? args[0] : (call.callee as Node);
+  if (target?.type !== 'Identifier') return undefined;
+  const handed = (timer ? args.slice(2) : args).findIndex((a) => a.type === 'Identifier' && a.name === name);
+  if (handed < 0) return undefined;
+  for (const attempt of ctx.resolve(target.name as string, target)) {
+    if (!FUNCTIONS.has(attempt.type)) continue;
+    const param = paramName((attempt.params as Node[])[handed]);
+    if (!param) continue;
+    const body = owned(bodyOf(attempt), ctx.keys, { skipLoops: false });
+    const callsParam = body.some(
+      (n) =>
+        n.type === 'CallExpression' && (n.callee as Node).type === 'Identifier' && (n.callee as Node).name === param,
+    );
+    const fails = body.some(
+      (n) =>
+        n.type === 'CatchClause' ||
+        (n.type === 'CallExpression' && calleeName(n) === 'catch') ||
+        (n.type === 'IfStatement' && statusPolarity(n.test as Node) === 'failure'),
+    );
+    if (callsParam && fails) return body;
+  }
+  return undefined;
+}
+
+/** An iteration callback's own parameter (`list.forEach((pid) => f(pid))`), or a `for (const x of list)` variable. */
+function itemOfList(arg: Node): boolean {
+  if (arg.type !== 'Identifier') return false;
+  for (let p = arg.parent; p; p = p.parent) {
+    if (p.type === 'ForOfStatement' || p.type === 'ForInStatement') {
+      const left = p.left as Node;
+      const id = left.type === 'VariableDeclaration' ? ((left.declarations as Node[])[0]?.id as Node) : left;
+      if (id?.type === 'Identifier' && id.name === arg.name) return true;
+    }
+    if (FUNCTIONS.has(p.type)) {
+      const own = (p.params as Node[]).some((q) => paramName(q) === arg.name);
+      if (!own) continue;
+      const call = p.parent;
+      return (
+        call?.type === 'CallExpression' &&
+        (call.arguments as Node[])[0] === p &&
+        /^(forEach|map|flatMap|filter|some|every|reduce)$/.test(callName(call))
+      );
+    }
+  }
+  return false;
 }

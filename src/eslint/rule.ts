@@ -4,7 +4,7 @@
  */
 import type { Rule, Scope } from 'eslint';
 import { FUNCTIONS, LOOPS, type Node } from './ast';
-import { type RetryShape, recursiveCaller, retryCycle, retryLoop, retryRecursion } from './retry-loop';
+import { type RetryShape, recursiveCaller, retryCycle, retryLoop, retryOpenCycle, retryRecursion } from './retry-loop';
 
 /** One rule's definition: what it checks, and what it says when the element is missing. */
 export interface RuleSpec {
@@ -50,7 +50,7 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       type: 'problem',
       docs: { description: spec.description, recommended: true, url: URL },
       schema: [],
-      messages: { [spec.name]: spec.message },
+      messages: { [spec.name]: `${spec.message}{{byName}}` },
     },
     create(context) {
       const ctx = { keys: context.sourceCode.visitorKeys as never, resolve: resolver(context) };
@@ -59,9 +59,13 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
         if (shape && spec.lacks(shape) && !reported.has(shape.node)) {
           reported.add(shape.node);
           const loc = (shape.node.loc as { start: { line: number; column: number } }).start;
+          const byName = shape.byName ?? [];
           context.report({
             loc: { start: loc, end: { line: loc.line, column: loc.column + 1 } },
             messageId: spec.name,
+            data: {
+              byName: byName.length === 0 ? '' : ` (assumed, its code out of reach: ${byName.join('; ')})`,
+            },
           });
         }
       };
@@ -74,7 +78,13 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       };
       // A retry through other functions of the file (a method that schedules the attempt again) is found from the
       // attempt: each named function or method is followed along its failure paths.
-      for (const type of FUNCTIONS) visitors[type] = (node: Node) => check(retryCycle(node, ctx));
+      // A reconnect whose next failure arrives out of reach (an event, another file) is found from its handler.
+      for (const type of FUNCTIONS) {
+        visitors[type] = (node: Node) => {
+          check(retryCycle(node, ctx));
+          check(retryOpenCycle(node, ctx));
+        };
+      }
       return visitors as Rule.RuleListener;
     },
   };

@@ -10,7 +10,7 @@ import {
   suggest,
 } from '../policy';
 import { retry, told } from '../retry';
-import { fail, onlyKnown, optionalFn } from '../validate';
+import { fail, onlyKnown, optionalFn, withCause } from '../validate';
 import { subscribe } from '../wait';
 
 /**
@@ -390,10 +390,12 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       if (outcome instanceof RetryError) {
         const { cause, attempts, elapsedMs } = outcome;
         reason = outcome.reason;
+        // Not retried because it was sent once: it stopped on its first answer, a budget or breaker refusing a retry
+        // that would not have come anyway included (no give-up of theirs); a deadline that passed first still says so.
+        const sentOnce = once !== undefined && !mayRetry(cause) && reason !== 'timeout' && reason !== 'retry-after';
+        if (sentOnce) reason = 'attempts';
         if (cause instanceof Retried) outcome = cause;
-        else if (once !== undefined && !mayRetry(cause) && reason !== 'timeout' && reason !== 'retry-after') {
-          // Not retried because it was sent once (a budget or breaker refusing a retry that would not have come
-          // anyway included); a deadline that passed first still says so.
+        else if (sentOnce) {
           outcome = new RetryError({ reason: 'attempts', errors: errors.toArray(), attempts, elapsedMs, detail: once });
         }
         // A retried status is no error: out of `errors`, as retry() leaves out a retried result.
@@ -414,7 +416,12 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       }
       if (!(outcome instanceof Retried)) {
         discard(discarded); // a retried Response before an abort or a later failure
-        if (onSettle) tell(outcome);
+        // herdless's own error about a retried status (a bad retryAfter, a broken random) names the Response, not
+        // the wrapper that carried it through retry()
+        if ((outcome as { cause?: unknown } | null)?.cause instanceof Retried) {
+          withCause(outcome, ((outcome as { cause: Retried }).cause as Retried).response);
+        }
+        if (inner) tell(outcome);
         throw outcome;
       }
       response = outcome.response; // the last attempt's: never discarded, whatever its status
@@ -422,7 +429,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       release();
     }
     if (last !== undefined) follow(callers, last, response);
-    if (onSettle) tell(undefined, response);
+    if (inner) tell(undefined, response);
     return response;
   };
 }

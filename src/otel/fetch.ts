@@ -13,7 +13,7 @@ import { fail, optionalFn } from './check';
 import { attrs, Tally } from './instruments';
 import { ATTR_METHOD, ATTR_OUTCOME, ATTR_POLICY, ATTR_RESEND_COUNT, ATTR_STATUS_CLASS } from './names';
 import { type TelemetryOptions, telemetryOptions } from './options';
-import { afterYours, recordGiveUp, recordRejection, recordRetry } from './policy';
+import { afterYours, quietly, recordGiveUp, recordRejection, recordRetry } from './policy';
 import { CALL, type CallState, type PolicyTelemetry, RESEND } from './registry';
 
 /**
@@ -68,7 +68,16 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
   const { name, meterProvider } = telemetryOptions(telemetry, 'telemetryFetch');
   if (options === null || typeof options !== 'object')
     fail(TypeError, 'the retryingFetch options', 'an object', options);
-  const { fetch: send, methods: _, statuses, idempotencyKey: __, onRetry, onSettle, ...rest } = options;
+  const {
+    fetch: send,
+    methods: _,
+    statuses,
+    idempotencyKey: __,
+    attemptHeader: ___,
+    onRetry,
+    onSettle,
+    ...rest
+  } = options;
   // The three this wraps, checked here (retryingFetch checks the rest, and these three as wrapped).
   optionalFn('fetch', send);
   optionalFn('onRetry', onRetry);
@@ -103,11 +112,11 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     return sent.then(
       (response) => {
         const outcome = retried.has(response.status) ? 'failure' : 'success';
-        tally.add(attributes(outcome, method, response.status));
+        quietly(() => tally.add(attributes(outcome, method, response.status)));
         return response;
       },
       (error: unknown) => {
-        tally.add(attributes('failure', method, undefined));
+        quietly(() => tally.add(attributes('failure', method, undefined)));
         throw error;
       },
     );
@@ -120,10 +129,10 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
       recordRetry(meterProvider, name, a, event, a);
     }),
     onSettle(event: SettleEvent) {
-      // How the inner retry() ended, for a call that resolves with a retried status that givenUp() does not name.
+      // How the call ended, for a call that resolves with a retried status that givenUp() does not name.
       const state = context.active().getValue(CALL) as CallState | undefined;
       if (state !== undefined) [state.reason, state.attempts] = [event.reason, event.attempts];
-      onSettle?.(event);
+      return onSettle?.(event);
     },
   };
   const call = retryingFetch({ ...options, fetch: attempt, ...hooks });
@@ -148,12 +157,12 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
           // givenUp() says why (the budget's refusals included); a call sent once (a POST without a key) stopped on
           // its first answer ('attempts'), unless the inner retry() stopped first for its own reason (the deadline).
           const reason = givenUp(response) ?? state.reason ?? 'attempts';
-          recordGiveUp(t, reason, state.attempts ?? 1, response, extra);
+          quietly(() => recordGiveUp(t, reason, state.attempts ?? 1, response, extra));
         }
         return response;
       },
       (error: unknown) => {
-        recordRejection(t, error, extra);
+        quietly(() => recordRejection(t, error, extra));
         throw error;
       },
     );

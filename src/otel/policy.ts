@@ -1,4 +1,4 @@
-import type { Attributes } from '@opentelemetry/api';
+import { type Attributes, diag } from '@opentelemetry/api';
 import {
   CircuitOpenError,
   createPolicy,
@@ -66,13 +66,13 @@ export function withTelemetry<T = unknown>(
   return createPolicy<T>({
     ...base,
     onFailure(event: FailureEvent) {
-      t.tally.add(failed);
+      quietly(() => t.tally.add(failed));
       return onFailure?.(event);
     },
     onRetry: afterYours(onRetry, (event) => recordRetry(meterProvider, name, common, event)),
     onSettle(event: SettleEvent) {
-      recordSettle(t, event);
-      onSettle?.(event);
+      quietly(() => recordSettle(t, event));
+      return onSettle?.(event); // what yours returns or throws is retry()'s to report
     },
   });
 }
@@ -87,9 +87,21 @@ export function afterYours(
 ): (event: RetryEvent) => void | PromiseLike<void> {
   return (event) => {
     const done = yours?.(event);
-    if (typeof (done as PromiseLike<void> | undefined)?.then !== 'function') return record(event);
-    return Promise.resolve(done).then(() => record(event));
+    if (typeof (done as PromiseLike<void> | undefined)?.then !== 'function') return quietly(() => record(event));
+    return Promise.resolve(done).then(() => quietly(() => record(event)));
   };
+}
+
+/**
+ * Runs a recording; what it throws (a broken meter or tracer: OpenTelemetry's SDKs should not throw, a custom one may)
+ * goes to OpenTelemetry's own diagnostic logger, never into the call, whose outcome telemetry must not change.
+ */
+export function quietly(record: () => void): void {
+  try {
+    record();
+  } catch (error) {
+    diag.error('herdless/otel: a recording failed', error);
+  }
 }
 
 /** A retry's counter, sleep and span event. */

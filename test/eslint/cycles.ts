@@ -364,6 +364,406 @@ async function next(client, scrollId, maxRetries, wait) {
   return response;
 }`,
   },
+  // Open cycles: the handler of the next failure is run from out of reach (the transport, another file, an emit).
+  {
+    name: 'open cycle: a close handler method schedules connect() through an imported Timer (phoenix socket)',
+    finds: ['require-retry-limit', 'require-transient-check'],
+    code: `
+import Timer from './timer';
+export class Socket {
+  constructor(opts) {
+    this.reconnectTimer = new Timer(() => this.teardownAndReconnect(() => this.connect()), opts.reconnectAfterMs);
+  }
+  connect() { // <-
+    this.conn = new this.transport(this.url);
+  }
+  teardownAndReconnect(callback) {
+    this.conn = null;
+    callback();
+  }
+  onConnClose(event) {
+    this.log('close', event);
+    if (!this.closeWasClean) this.reconnectTimer.scheduleTimeout();
+  }
+}`,
+  },
+  {
+    name: "open cycle: the push's error listener, in the constructor, rejoins through an imported Timer (phoenix channel)",
+    finds: ['require-retry-limit', 'require-transient-check'],
+    code: `
+import Timer from './timer';
+export class Channel {
+  constructor(topic, socket) {
+    this.joinPush = new Push(this, 'phx_join');
+    this.rejoinTimer = new Timer(() => {
+      if (this.socket.isConnected()) this.rejoin();
+    }, this.rejoinAfterMs);
+    this.joinPush.receive('error', () => {
+      this.state = 'errored';
+      if (this.socket.isConnected()) this.rejoinTimer.scheduleTimeout();
+    });
+  }
+  rejoin() { // <-
+    this.state = 'joining';
+    this.joinPush.resend(this.timeout);
+  }
+}`,
+  },
+  {
+    name: 'open cycle: retryIn(ms) hands connect() to an imported Timer; its callers judged the failure (pusher)',
+    lang: 'ts',
+    finds: ['require-retry-limit'],
+    code: `
+import { OneOffTimer as Timer } from '../utils/timers';
+export class ConnectionManager {
+  private retryTimer: Timer | null = null;
+  connect(): void { // <-
+    if (this.runner) return;
+    this.runner = this.strategy.connect(0, this.callbacks);
+  }
+  private retryIn(delay: number): void {
+    this.retryTimer = new Timer(delay || 0, () => {
+      this.disconnectInternally();
+      this.connect();
+    });
+  }
+}`,
+  },
+  {
+    name: "open cycle: the class's own 'close' listener sets an interval that reconnects (mqtt)",
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Client extends EventEmitter {
+  constructor(options) {
+    super();
+    this.options = options;
+    this.on('close', () => {
+      this.connected = false;
+      this._setupReconnect();
+    });
+  }
+  connect() {
+    this.stream = net.connect(this.options);
+    this.stream.on('close', () => this.emit('close'));
+  }
+  _setupReconnect() {
+    if (!this.reconnectTimer && this.options.reconnectPeriod > 0) {
+      this.reconnectTimer = setInterval(() => this._reconnect(), this.options.reconnectPeriod);
+    }
+  }
+  _reconnect() { // <-
+    this.emit('reconnect');
+    this.connect();
+  }
+}
+module.exports = Client;`,
+  },
+  {
+    name: 'open cycle: a close listener that reconnects at most maxReconnects times, jittered, on a retryable code',
+    finds: [],
+    code: `
+export class Client {
+  constructor() {
+    this.attempts = 0;
+    this.on('close', (event) => {
+      if (!RETRYABLE.has(event.code) || this.attempts >= this.maxReconnects) return;
+      this.attempts++;
+      setTimeout(() => this.connect(), Math.random() * 1000 * 2 ** this.attempts);
+    });
+  }
+  connect() {
+    this.ws = new WebSocket(this.url);
+  }
+}`,
+  },
+  {
+    name: 'look-alike: an error listener that schedules a cleanup, not an attempt',
+    finds: [],
+    code: `
+export class Cache {
+  constructor(db) {
+    this.db = db;
+    this.db.on('error', (err) => {
+      log(err);
+      setTimeout(() => this.clear(), 1000);
+    });
+  }
+  clear() {
+    this.entries = new Map();
+  }
+}`,
+  },
+  {
+    name: 'look-alike: a close handler that opens another resource with new arguments',
+    finds: [],
+    code: `
+export class Pool {
+  onConnClose(conn) {
+    this.remove(conn);
+    setTimeout(() => this.open({ host: this.next() }), 100);
+  }
+  open(options) {
+    this.conns.push(net.connect(options));
+  }
+}`,
+  },
+  {
+    name: 'look-alike: an error listener calls the error handler of the subscription, named subscribe-something',
+    finds: [],
+    code: `
+export class Subscription {
+  constructor(transport) {
+    transport.on('error', (err) => this._subscribeError(err));
+  }
+  _subscribeError(err) {
+    this.failed = true;
+    this.emit('error', err);
+  }
+}`,
+  },
+  {
+    name: 'cycle: the count the class steps is handed to a retry policy out of reach, whose answer decides (cassandra)',
+    finds: ['no-immediate-retry'],
+    code: `
+export class RequestExecution {
+  send() { // <-
+    this.connection.send(this.request, (err, res) => {
+      if (err) return this.handleError(err);
+      this.done(res);
+    });
+  }
+  handleError(err) {
+    if (isFatal(err)) return this.fail(err);
+    const decision = this.policy.onRequestError({ nbRetry: this.retryCount }, err);
+    if (decision.retry) this.retry();
+    else this.fail(err);
+  }
+  retry() {
+    this.retryCount++;
+    this.send();
+  }
+}`,
+  },
+  {
+    name: 'cycle: the count is only told to listeners, nothing out of reach decides with it: no limit',
+    finds: ['no-immediate-retry', 'require-retry-limit'],
+    code: `
+export class RequestExecution {
+  send() { // <-
+    this.connection.send(this.request, (err, res) => {
+      if (err) return this.handleError(err);
+      this.done(res);
+    });
+  }
+  handleError(err) {
+    if (isFatal(err)) return this.fail(err);
+    this.emit('retry', { attempt: this.retryCount });
+    this.retry();
+  }
+  retry() {
+    this.retryCount++;
+    this.send();
+  }
+}`,
+  },
+  // Through a callback parameter: the retry hands itself to the attempt, which calls it back with what failed.
+  {
+    name: 'recursion through a callback parameter: retrySearch hands itself to tryMsearch, which calls it back with the 429s (elasticsearch msearch)',
+    finds: ['require-jitter'],
+    code: `
+export function msearchOperation(client, body, retries, wait, done) {
+  let retryCount = retries;
+  tryMsearch(body, retrySearch);
+  function retrySearch(body) { // <-
+    if (body.length > 0 && retryCount > 0) {
+      retryCount -= 1;
+      setTimeout(tryMsearch, wait, body, retrySearch);
+      return;
+    }
+    done();
+  }
+  function tryMsearch(body, done) {
+    client.msearch({ body }).then((results) => {
+      const retryBody = [];
+      for (const response of results.responses) {
+        if (response.status === 429) retryBody.push(response.request);
+      }
+      done(retryBody);
+    });
+  }
+}`,
+  },
+  {
+    name: 'recursion through a callback parameter, the exhausted items dropped in a loop of their own (elasticsearch bulk)',
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+function bulkOperation(client, bulkBody, retries, wait, onDrop, callback) {
+  let retryCount = retries;
+  tryBulk(bulkBody, retryDocuments);
+  function retryDocuments(err, bulkBody) { // <-
+    if (err != null) return callback(err);
+    if (bulkBody.length > 0) {
+      if (retryCount > 0) {
+        retryCount -= 1;
+        setTimeout(tryBulk, wait, bulkBody, retryDocuments);
+        return;
+      }
+      for (let i = 0, len = bulkBody.length; i < len; i = i + 2) onDrop(bulkBody[i]);
+    }
+    callback();
+  }
+  function tryBulk(bulkBody, callback) {
+    client.bulk({ body: bulkBody }, (err, result) => {
+      if (err) return callback(err, []);
+      const retry = [];
+      for (const item of result.items) if (item.status === 429) retry.push(item);
+      callback(null, retry);
+    });
+  }
+}
+module.exports = bulkOperation;`,
+  },
+  {
+    name: 'look-alike: a function hands itself to a pager that calls it back with the next page (no failure in it)',
+    finds: [],
+    code: `
+export function readAll(client, cursor, out, done) {
+  fetchPage(cursor, onPage);
+  function onPage(items, next) {
+    out.push(...items);
+    if (next) setTimeout(fetchPage, 0, next, onPage);
+    else done(out);
+  }
+  function fetchPage(cursor, cb) {
+    client.list({ cursor }).then((page) => cb(page.items, page.next));
+  }
+}`,
+  },
+  {
+    name: 'cycle: a timer helper written as a class expression (compiled output), its callback a parameter with a default',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+const Timer = class {
+  static {
+    this.created = 0;
+  }
+  [Symbol.toStringTag] = 'Timer';
+  constructor(callback = () => {}, ms = 1000) {
+    this.callback = callback;
+    this.ms = ms;
+  }
+  schedule() {
+    this.handle = setTimeout(() => this.callback(), this.ms);
+  }
+};
+export class Client {
+  constructor() {
+    this.timer = new Timer(() => this.connect(), 1000);
+  }
+  connect() { // <-
+    this.socket = net.connect(this.port);
+    this.socket.on('error', () => this.timer.schedule());
+  }
+}`,
+  },
+  {
+    name: 'cycle: a counter kept under a symbol key, stepped and compared, is the limit (compiled private state)',
+    finds: ['require-jitter'],
+    code: `
+const kAttempts = Symbol('attempts');
+export class Client {
+  constructor() {
+    this[kAttempts] = 0;
+  }
+  connect() { // <-
+    this.socket = net.connect(this.port);
+    this.socket.on('error', (err) => this.retryLater(err));
+  }
+  retryLater(err) {
+    if (err.code !== 'ECONNREFUSED') throw err;
+    this[kAttempts]++;
+    if (this[kAttempts] > 5) return;
+    setTimeout(() => this.connect(), 1000);
+  }
+}`,
+  },
+  // Look-alikes read in node_modules (issue 22): each was reported as a retry.
+  {
+    name: "look-alike: an async generator's resume hands the error into the generator (babel's helper)",
+    lang: 'cjs',
+    finds: [],
+    code: `
+function AsyncGenerator(gen) {
+  var front;
+  function resume(key, arg) {
+    try {
+      var result = gen[key](arg);
+      Promise.resolve(result.value).then(function (arg) {
+        settle(!!result.done, arg);
+      }, function (err) {
+        resume("throw", err);
+      });
+    } catch (err) {
+      settle(2, err);
+    }
+  }
+  function settle(type, value) {
+    if (type === 2) front.reject(value);
+    else front.resolve({ value: value, done: type });
+    front = front.next;
+    if (front) resume(front.key, front.arg);
+  }
+}
+module.exports = AsyncGenerator;`,
+  },
+  {
+    name: "look-alike: the error handed to the app's error handler through the same wrapper, with other arguments (vue)",
+    finds: [],
+    code: `
+export function callWithErrorHandling(fn, instance, type, args) {
+  try {
+    return args ? fn(...args) : fn();
+  } catch (err) {
+    handleError(err, instance, type);
+  }
+}
+function handleError(err, instance, type) {
+  const appErrorHandler = instance && instance.appContext.config.errorHandler;
+  if (appErrorHandler) {
+    callWithErrorHandling(appErrorHandler, null, 10, [err, instance, type]);
+    return;
+  }
+  logError(err, type);
+}`,
+  },
+  {
+    name: 'look-alike: on a clean close, recursion into each child found (tree-kill)',
+    lang: 'cjs',
+    finds: [],
+    code: `
+function buildProcessTree(parentPid, tree, pidsToProcess, cb) {
+  var ps = spawn('ps', ['-o', 'pid', '--no-headers', '--ppid', parentPid]);
+  var allData = '';
+  ps.stdout.on('data', function (data) { allData += data; });
+  var onClose = function (code) {
+    delete pidsToProcess[parentPid];
+    if (code != 0) {
+      if (Object.keys(pidsToProcess).length == 0) cb();
+      return;
+    }
+    allData.match(/\\d+/g).forEach(function (pid) {
+      pid = parseInt(pid, 10);
+      tree[parentPid].push(pid);
+      pidsToProcess[pid] = 1;
+      buildProcessTree(pid, tree, pidsToProcess, cb);
+    });
+  };
+  ps.on('close', onClose);
+}
+module.exports = buildProcessTree;`,
+  },
   // Names that count because their code is out of reach (each fails if the word is dropped from the detector).
   {
     name: 'loop: a deadline helper out of reach is a limit by its name',

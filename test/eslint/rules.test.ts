@@ -1,4 +1,4 @@
-import { RuleTester } from 'eslint';
+import { Linter, RuleTester } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 import herdless from '../../src/eslint/index';
@@ -80,5 +80,83 @@ describe('the plugin object', () => {
     expect(recommended.plugins?.herdless).toBe(herdless);
     expect(recommended.rules).toEqual(Object.fromEntries(names.map((n) => [`herdless/${n}`, 'error'])));
     for (const n of names) expect(herdless.rules[n].meta?.docs?.description).toMatch(/./);
+  });
+});
+
+describe('what a report says it took by name', () => {
+  const messagesOf = (code: string) => {
+    const linter = new Linter();
+    return linter
+      .verify(code, [
+        {
+          plugins: { herdless },
+          rules: herdless.configs.recommended.rules,
+          languageOptions: { ecmaVersion: 'latest', sourceType: 'module' },
+        },
+      ])
+      .map((m) => `${m.ruleId} ${m.message}`);
+  };
+  const suffix = ' (assumed, its code out of reach: ';
+
+  it('names a limit and a wait accepted by name, and nothing when all is in reach', () => {
+    const byName = messagesOf(`
+async function call(f) {
+  for (;;) {
+    try {
+      return await f();
+    } catch (e) {
+      if (pastDeadline()) throw e;
+      await backoff(1000);
+    }
+  }
+}`);
+    expect(byName).toEqual([
+      expect.stringMatching(
+        /^herdless\/require-jitter .*\(assumed, its code out of reach: backoff\(\) a wait by its name; pastDeadline\(\) a limit by its name\)$/,
+      ),
+      expect.stringMatching(/^herdless\/require-transient-check .*pastDeadline\(\) a limit by its name\)$/),
+    ]);
+    const inReach = messagesOf(`
+async function call(f) {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return await f();
+    } catch (e) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}`);
+    expect(inReach).toHaveLength(2);
+    for (const m of inReach) expect(m).not.toContain(suffix);
+  });
+
+  it('names a count handed to code out of reach taken as its limit', () => {
+    const sample = cycles.find((c) => c.name.includes('handed to a retry policy out of reach')) as Sample;
+    expect(messagesOf(sample.code)).toEqual([
+      expect.stringMatching(
+        /^herdless\/no-immediate-retry .* \(assumed, its code out of reach: this\.retryCount handed to code out of reach, taken as its limit\)$/,
+      ),
+    ]);
+  });
+
+  it('names an imported timer class taken as the wait of a reconnect', () => {
+    const reports = messagesOf(`
+import Timer from './timer';
+export class Socket {
+  constructor(opts) {
+    this.reconnectTimer = new Timer(() => this.connect(), opts.reconnectAfterMs);
+  }
+  connect() {
+    this.conn = new WebSocket(this.url);
+  }
+  onConnClose(event) {
+    this.reconnectTimer.scheduleTimeout();
+  }
+}`);
+    expect(reports.map((r) => r.split(' ')[0])).toEqual([
+      'herdless/require-retry-limit',
+      'herdless/require-transient-check',
+    ]);
+    for (const r of reports) expect(r).toContain(`${suffix}an imported timer class a wait by its name)`);
   });
 });
