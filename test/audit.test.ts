@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Linter } from 'eslint';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +26,7 @@ import {
   mayRetry,
 } from '../src/audit/audit';
 import { main } from '../src/cli';
+import herdless from '../src/eslint/index';
 import { samples } from './eslint/samples';
 
 // A project inside the repository, so `eslint` and `typescript-eslint` resolve from it as from a user's project.
@@ -238,6 +240,41 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       ]);
     } finally {
       rmSync(join(project, 'src', 'ws.js'));
+    }
+  });
+
+  it('parses what the rules flag: node-style callbacks and phoenix receive(timeout) agree with ESLint (review)', async () => {
+    const dir = join(project, 'prefilter');
+    const cases: Record<string, string> = {
+      // A node error-first callback: `if (err)` is the failure branch.
+      'u4.js':
+        'function get(url, cb) {\n  request(url, (err, res, body) => {\n' +
+        '    if (err) { setTimeout(() => get(url, cb), 1000); return; }\n    cb(null, body);\n  });\n}\n',
+      'c11b.js':
+        "function read(path, cb) {\n  fs.readFile(path, 'utf8', function (err, data) {\n" +
+        '    if (err) { read(path, cb); return; }\n    cb(null, data);\n  });\n}\n',
+      // phoenix's push.receive('timeout', cb)
+      'u1.js':
+        "class Chan {\n  join() {\n    this.push = this.socket.push('phx_join');\n" +
+        "    this.push.receive('timeout', () => this.join());\n  }\n}\n",
+    };
+    mkdirSync(dir, { recursive: true });
+    try {
+      const linter = new Linter({ configType: 'flat' });
+      for (const [name, code] of Object.entries(cases)) {
+        writeFileSync(join(dir, name), code);
+        expect(mayRetry(code), name).toBe(true);
+        const eslint = linter
+          .verify(code, [herdless.configs.recommended], name)
+          .map((m) => `${m.line} ${m.ruleId}`)
+          .sort();
+        expect(eslint.length, name).toBeGreaterThan(0);
+        const report = JSON.parse((await run(['--json', `prefilter/${name}`])).out) as AuditReport;
+        expect(report.summary, name).toMatchObject({ filesParsed: 1, filesWithoutFailurePath: 0 });
+        expect(report.findings.map((f) => `${f.line} ${f.rule}`).sort(), name).toEqual(eslint);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

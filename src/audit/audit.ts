@@ -126,13 +126,17 @@ const GAP = String.raw`(?:\s|\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\/|\/\/[^\n]*\n)*`;
 /**
  * A retry needs a failure path, as the rules read one (src/eslint/retry-loop.ts): a catch clause (`catch (e)`,
  * `catch {`), a `.catch(cb)` or `.then(ok, fail)` call, a test of `.ok`, `status` or `statusCode`, or a handler of a
- * failure event (`ws.onclose = ...`, `on('error', ...)`). Each written as code, so prose such as "and then" in a
- * comment, `statusText` or `catchError` does not make a file worth parsing; but loosely enough for what the rules
- * read (`res. ok`, `this.#ok`, `(0, p.catch)(...)`: review). A `catch` spelt with a unicode escape is not seen.
+ * failure event (`ws.onclose = ...`, `on('error', ...)`, phoenix's `receive('timeout', ...)`), or a node-style
+ * callback's `if (err)`. At least as wide as the rules: a false "maybe" costs a parse, a false "no" loses a report
+ * (review). Each written as code, so prose such as "and then" in a comment, `statusText` or `catchError` does not
+ * make a file worth parsing; but loosely enough for what the rules read (`res. ok`, `this.#ok`, `(0, p.catch)(...)`:
+ * review). A `catch` spelt with a unicode escape is not seen.
  */
 const MAY_RETRY = new RegExp(
   String.raw`\b(?:catch|then)${GAP}(?:(?:\?\.|!)${GAP})?[(<{)]|\.\s*#?ok\b|\bstatus(?:Code)?\b|` +
-    String.raw`\bon(?:close|error|disconnect|end)\b|['"\`](?:close|error|disconnect|end)['"\`]`,
+    String.raw`\bon(?:close|error|disconnect|end)\b|['"\`](?:close|error|disconnect|end|timeout)['"\`]|` +
+    // A node-style callback's `if (err)` (the rules' nodeStyleError names), read as a failure branch.
+    String.raw`\bif${GAP}\(${GAP}(?:(?:e|err|error|ex|reason)\b|[\w$]*Err)[\w$]*${GAP}\)`,
 );
 
 interface LinterLike {
