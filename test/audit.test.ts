@@ -292,15 +292,11 @@ describe('herdless audit', { timeout: 60_000 }, () => {
         /\ncould not check 2 files:\n {2}broken\/a\.js: parse error .+\n {2}broken\/b\.ts: parse error .+\n/,
       );
       expect(out).toContain('nothing was checked: no file that could hold a retry could be checked\n');
+      // As --help says: a failed run (here, nothing checked) leaves stdout empty, so it never parses as clean (review).
       const json = await run(['--json', 'broken']);
-      expect(json.code).toBe(2);
-      expect((JSON.parse(json.out) as AuditReport).summary).toMatchObject({
-        filesParsed: 0,
-        unparsable: [
-          { path: 'broken/a.js', reason: expect.stringMatching(/^parse error at 1:10: /) },
-          { path: 'broken/b.ts', reason: expect.stringMatching(/^parse error at /) },
-        ],
-      });
+      expect(json).toMatchObject({ code: 2, out: '' });
+      expect(json.err).toMatch(/\ncould not check 2 files:\n {2}broken\/a\.js: parse error at 1:10: .+\n/);
+      expect(json.err).toContain('nothing was checked: no file that could hold a retry could be checked\n');
     } finally {
       rmSync(join(project, 'broken'), { recursive: true, force: true });
     }
@@ -317,7 +313,9 @@ describe('herdless audit', { timeout: 60_000 }, () => {
         expect(code).toBe(2);
         expect(out).toContain('  0 files scanned: 0 parsed');
         expect(out).toContain('nothing was checked: no source file (.js .mjs .cjs .ts .mts .cts .jsx .tsx) under');
-        expect((await run(['--json', path])).code).toBe(2);
+        const json = await run(['--json', path]);
+        expect(json).toMatchObject({ code: 2, out: '' });
+        expect(json.err).toContain('nothing was checked: no source file');
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -620,7 +618,7 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     );
     expect(AUDIT_USAGE).toMatch(/stdout is empty and the reason is on stderr/);
     const page = readFileSync(join(import.meta.dirname, '..', 'docs', 'guide', 'cli.md'), 'utf8');
-    expect(page).toMatch(/With `--json`, standard output is the report whenever the audit ran/);
+    expect(page).toMatch(/With `--json`, standard output is the report whenever the audit ran and checked something/);
   });
 
   it('an ESLint that is found but fails to load (typescript missing, say) is missing too: exit 2, once files need it', async () => {
@@ -665,6 +663,14 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       out: '',
       err: 'herdless audit: no such file or directory: nowhere\n',
     });
+    // An empty path (an unset variable) is not the working directory (review).
+    for (const args of [[''], ['src', ''], ['--json', '']]) {
+      expect(await run(args)).toEqual({
+        code: 2,
+        out: '',
+        err: 'herdless audit: an empty path (see herdless audit --help)\n',
+      });
+    }
   });
 
   it('is reached from the herdless command', async () => {

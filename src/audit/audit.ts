@@ -36,8 +36,9 @@ Exit codes:
 
 Flags:
   --json       print the findings and the summary as JSON (for CI). Only a report is JSON: when the audit could
-               not run (a bad command line, a missing path or ESLint: exit 2; an internal error, 3; stdout could
-               not be written, 4), stdout is empty and the reason is on stderr, so no failure parses as a clean report
+               not run or checked nothing (a bad command line, a missing path or ESLint, nothing checked: exit 2;
+               an internal error, 3; stdout could not be written, 4), stdout is empty and the reason is on stderr,
+               so no failure parses as a clean report
   -h, --help   show this help
 `;
 
@@ -374,6 +375,11 @@ async function auditOrThrow(
     io.out(AUDIT_USAGE);
     return 0;
   }
+  // `herdless audit ""` (an unset variable, say) would resolve to the working directory: say so rather (review).
+  if (positionals.includes('')) {
+    io.err('herdless audit: an empty path (see herdless audit --help)\n');
+    return 2;
+  }
   const paths = positionals.length > 0 ? positionals : ['.'];
   for (const p of paths) {
     try {
@@ -395,9 +401,12 @@ async function auditOrThrow(
     io.err(needs(report.missing));
     return 2;
   }
-  if (values.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+  const unchecked = nothingChecked(report.summary);
+  // Nothing checked is a failure: with --json, no report that parses as clean; the summary says why, on stderr.
+  if (values.json && unchecked) io.err(format(report));
+  else if (values.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
   else io.out(format(report));
-  return nothingChecked(report.summary) ? 2 : report.findings.length > 0 ? 1 : 0;
+  return unchecked ? 2 : report.findings.length > 0 ? 1 : 0;
 }
 
 /**
