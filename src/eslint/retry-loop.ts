@@ -1306,9 +1306,14 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
     const first = entered(n, ctx).filter((t) => t !== fn);
     if (first.length === 0) continue;
     const exempt = (c: Node) => c === n || c === n.parent;
+    // `s.on('close', this.#onClose)`: a handler handed by reference gets the error (or `hadError`) as its first
+    // parameter, as an inline `(e) => this.onClose(e)` would hand it on (review).
+    const handedParam = paramName((first[0]?.params as Node[] | undefined)?.[0]);
     const path =
       onFailurePath(n, fn, keys, name, exempt) ??
-      (n.parent && failureReference(n.parent, (a) => a === n) ? { handler: n.parent } : undefined);
+      (n.parent && failureReference(n.parent, (a) => a === n)
+        ? { handler: n.parent, ...(handedParam ? { errorName: handedParam } : {}) }
+        : undefined);
     if (!path) continue;
     const chain = reach(first, fn, ctx, new Set([fn]), 0);
     if (!chain) continue;
@@ -1373,6 +1378,24 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
       (m.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
   );
   const waits = waitsIn([...pathNodes, ...helperNodes], ctx, true);
+  // `if (this.exhausted()) return;` with `exhausted() { return ++this.attempts > this.max; }`: a yes/no helper of the
+  // cycle whose answer compares a counter, asked in a condition, is the limit kept there (review).
+  const answersBound = (h: Node): boolean => {
+    const body = bodyOf(h);
+    const answers =
+      body.type === 'BlockStatement'
+        ? owned(body, keys, { skipLoops: false, skipCallbacks: true }).flatMap((r) =>
+            r.type === 'ReturnStatement' && r.argument ? [r.argument as Node] : [],
+          )
+        : [body];
+    return answers.some((a) => compares(a, names, keys));
+  };
+  const asksHelper = (t: Node): boolean =>
+    mentions(
+      t,
+      keys,
+      (m) => m.type === 'CallExpression' && entered(m, ctx).some((h) => helpers.has(h) && answersBound(h)),
+    );
   if (!waits.waits && assumedWait) noteByName('an imported timer class a wait by its name');
   else if (!waits.waits && handedOn) noteByName(`a scheduler out of reach a wait by its name`);
   return {
@@ -1381,7 +1404,9 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
     waits: waits.waits || assumedWait || handedOn,
     fixedDelay: waits.waits && waits.fixedDelay,
     limited:
-      conditions([...guards, ...pathNodes].filter((n) => !LOOPS.has(n.type))).some((t) => compares(t, names, keys)) ||
+      conditions([...guards, ...pathNodes].filter((n) => !LOOPS.has(n.type))).some(
+        (t) => compares(t, names, keys) || asksHelper(t),
+      ) ||
       countHandedOn(all, ctx) ||
       [...helpers].some((h) => {
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });

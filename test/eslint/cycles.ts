@@ -856,4 +856,49 @@ class Batcher {
   }
 }`,
   },
+  {
+    name: 'cycle: the limit kept in a yes/no helper of the class, if (this.exhausted()) return (review)',
+    finds: ['require-transient-check'],
+    code: `
+class Client {
+  constructor(port) { this.port = port; this.attempts = 0; this.max = 7; }
+  open() { // <-
+    const s = net.connect(this.port);
+    s.on('connect', () => { this.attempts = 0; });
+    s.on('close', (hadError) => this.onClose(hadError));
+  }
+  onClose(hadError) {
+    if (!hadError) return;
+    if (this.exhausted()) return;
+    setTimeout(() => this.open(), Math.random() * 1000);
+  }
+  exhausted() { return ++this.attempts > this.max; }
+}`,
+  },
+  {
+    name: 'cycle: complete, the check in an arrow class field handed by reference, the limit in a helper (review)',
+    finds: [],
+    lang: 'ts',
+    code: `
+const RETRYABLE = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE']);
+function isRetryable(err: NodeJS.ErrnoException | undefined): boolean { return !!err?.code && RETRYABLE.has(err.code); }
+export class Client {
+  #attempts = 0;
+  #lastError?: NodeJS.ErrnoException;
+  readonly #max = 7;
+  constructor(private readonly port: number) {}
+  #open(): void {
+    const s = connect(this.port);
+    s.on('connect', () => { this.#attempts = 0; });
+    s.on('error', (e: NodeJS.ErrnoException) => { this.#lastError = e; });
+    s.on('close', this.#onClose);
+  }
+  #onClose = (hadError: boolean): void => {
+    if (!hadError || !isRetryable(this.#lastError)) return;
+    if (this.#exhausted()) return;
+    setTimeout(() => this.#open(), Math.floor(Math.random() * 1000));
+  };
+  #exhausted(): boolean { return ++this.#attempts > this.#max; }
+}`,
+  },
 ];
