@@ -681,11 +681,16 @@ function leavesOnSuccess(block: Node, keys: VisitorKeys): boolean {
 function tailLeavesOnResult(tryStatement: Node, tail: readonly Node[], keys: VisitorKeys): boolean {
   if (tail.length > 0 && !leadsBack(sequence(tail, true))) return true;
   const names = assignedIn(tryStatement.block as Node, keys);
+  const readsResult = (t: Node) => mentions(t, keys, (m) => m.type === 'Identifier' && names.has(m.name as string));
   return tail.some(
     (n) =>
       n.type === 'IfStatement' &&
-      leaves(completions(n.consequent as Node, true)) &&
-      resultPolarity(n.test as Node, names) === 'success',
+      ((leaves(completions(n.consequent as Node, true)) && resultPolarity(n.test as Node, names) === 'success') ||
+        // `if (r.more) continue; return r;`: a success that goes round only when its result says so, and otherwise
+        // leaves, does not hide the catch's way back to the same call (review).
+        (completions(n.consequent as Node, true).has('continue') &&
+          readsResult(n.test as Node) &&
+          leaves(sequence(tail, true)))),
   );
 }
 

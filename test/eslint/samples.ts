@@ -1233,4 +1233,30 @@ function poll() {
   ws.onopen = () => setTimeout(poll, 1000);
 }`,
   },
+  {
+    name: 'a continue on the success path (drain while r.more, then return) does not hide the catch retry (review)',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+async function drain(fn) {
+  while (true) { // <-
+    let r;
+    try { r = await fn(); } catch (e) { await sleep(1000); continue; }
+    if (r.more) continue;
+    return r;
+  }
+}`,
+  },
+  {
+    name: 'look-alike: a poller whose success goes round again and never leaves is not a retry',
+    finds: [],
+    code: `
+async function watch(fn) {
+  while (true) {
+    let r;
+    try { r = await fn(); } catch (e) { await sleep(1000); continue; }
+    if (r.more) continue;
+    await sleep(5000);
+  }
+}`,
+  },
 ];
