@@ -23,6 +23,8 @@ export interface FileIndex {
   readonly classes: ReadonlyMap<string, ClassInfo>;
   /** `new K(...)` expressions of the file, by K's name. */
   readonly constructions: ReadonlyMap<string, readonly Node[]>;
+  /** Functions declared by name in the file (`function f() {}`, `const f = () => ...`), in any scope. */
+  readonly functions: ReadonlyMap<string, readonly Node[]>;
 }
 
 const indexes = new WeakMap<Node, FileIndex>();
@@ -47,7 +49,19 @@ export function fileIndex(node: Node, keys: VisitorKeys): FileIndex {
   const byNode = new Map<Node, ClassInfo>();
   const classes = new Map<string, ClassInfo>();
   const constructions = new Map<string, Node[]>();
+  const functions = new Map<string, Node[]>();
   walk(program, keys, (n) => {
+    if (n.type === 'FunctionDeclaration' && (n.id as Node | null)?.type === 'Identifier') {
+      push(functions, (n.id as Node).name as string, n);
+    }
+    if (
+      n.type === 'VariableDeclarator' &&
+      (n.id as Node).type === 'Identifier' &&
+      n.init &&
+      FUNCTIONS.has((n.init as Node).type)
+    ) {
+      push(functions, (n.id as Node).name as string, n.init as Node);
+    }
     if (n.type === 'ClassDeclaration' || n.type === 'ClassExpression') {
       const info: ClassInfo = { node: n, methods: new Map(), writes: new Map(), counted: new Set() };
       byNode.set(n, info);
@@ -90,7 +104,7 @@ export function fileIndex(node: Node, keys: VisitorKeys): FileIndex {
     }
     return true;
   });
-  const index: FileIndex = { classOf: (n) => enclosingClass(n, byNode), classes, constructions };
+  const index: FileIndex = { classOf: (n) => enclosingClass(n, byNode), classes, constructions, functions };
   indexes.set(program, index);
   return index;
 }

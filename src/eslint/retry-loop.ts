@@ -870,6 +870,9 @@ function remedies(body: Node, keys: VisitorKeys, self: string, exempt?: (call: N
     }
     // `mkdirp(dirname(p))`: the function called on something else first repairs the way for the call again.
     if (name === self) return onItsOwn && (n.arguments as Node[]).some((a) => a.type === 'CallExpression');
+    // `await makeTimeoutError();` of `function makeTimeoutError() { return new Error('timeout'); }`: a function of
+    // the file that only builds a value changes nothing, whatever its name (review).
+    if ((n.callee as Node).type === 'Identifier' && onlyBuilds(n.callee as Node, keys)) return false;
     return (
       onItsOwn &&
       name !== '' &&
@@ -883,6 +886,37 @@ function remedies(body: Node, keys: VisitorKeys, self: string, exempt?: (call: N
       refKey((n.callee as Node).type === 'MemberExpression' ? ((n.callee as Node).object as Node) : n) !== 'console'
     );
   });
+}
+
+/**
+ * `makeError()` names functions of this file, each of which only returns a value it builds (`new Error(...)`, a
+ * literal, an object): no call, assignment or await in it. An unknown name (an import) is not.
+ */
+function onlyBuilds(callee: Node, keys: VisitorKeys): boolean {
+  const found = fileIndex(callee, keys).functions.get(callee.name as string) ?? [];
+  return (
+    found.length > 0 &&
+    found.every((f) => {
+      const body = f.body as Node;
+      const statements = body.type === 'BlockStatement' ? (body.body as Node[]) : [body];
+      return (
+        statements.length > 0 &&
+        statements.every((st) => st.type === 'ReturnStatement' || body.type !== 'BlockStatement') &&
+        !mentions(
+          body,
+          keys,
+          (m) =>
+            m.type === 'CallExpression' ||
+            m.type === 'AssignmentExpression' ||
+            m.type === 'UpdateExpression' ||
+            m.type === 'AwaitExpression' ||
+            m.type === 'YieldExpression' ||
+            m.type === 'TaggedTemplateExpression' ||
+            (m.type === 'UnaryExpression' && m.operator === 'delete'),
+        )
+      );
+    })
+  );
 }
 
 /** The name a function is called by: its own, or the variable or property it is assigned to. */

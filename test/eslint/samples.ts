@@ -1259,4 +1259,32 @@ async function watch(fn) {
   }
 }`,
   },
+  {
+    name: 'await makeTimeoutError() as a statement of the catch, a function of the file that only builds an Error, is no repair (review)',
+    finds: ['no-immediate-retry'],
+    code: `
+function makeTimeoutError() { return new Error('timeout'); }
+async function send(fn) {
+  for (let i = 0; i < 5; i++) { // <-
+    try { return await fn(); }
+    catch (err) {
+      if (err.code !== 'ETIMEDOUT') throw err;
+      await makeTimeoutError();
+    }
+  }
+  throw makeTimeoutError();
+}`,
+  },
+  {
+    name: 'a builder of the file called on its own in a forever catch: every rule (review)',
+    finds: ['no-immediate-retry', 'require-retry-limit', 'require-transient-check'],
+    code: `
+const makeTimeoutError = () => new Error('timeout');
+async function send(fn) {
+  while (true) { // <-
+    try { return await fn(); }
+    catch (err) { await makeTimeoutError(); }
+  }
+}`,
+  },
 ];
