@@ -465,7 +465,8 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     if (at < 0) return false;
     // A function of this file is judged by what it does with the error (`this.retryLater(err)` only schedules);
     // one out of reach by its name (`isRetryable(err)`).
-    const inFile = depth === 0 ? entered(n, ctx) : [];
+    // Found in the file at any depth: `this._abandonRecovery(err)`, two calls in, is not a classifier by its name.
+    const inFile = entered(n, ctx);
     if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n))) return true;
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
     const callee = n.callee as Node;

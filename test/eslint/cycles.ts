@@ -901,4 +901,33 @@ export class Client {
   #exhausted(): boolean { return ++this.#attempts > this.#max; }
 }`,
   },
+  {
+    name: 'cycle: the error handed on to a method of the file named like recovery (_abandonRecovery) is no check (amqplib)',
+    finds: ['require-transient-check'],
+    code: `
+class Recovery {
+  _connect() { // <-
+    open().then((model) => this._bindModel(model), (err) => this._scheduleReconnect(err));
+  }
+  _bindModel(model) { // <-
+    const onClose = (maybeErr) => {
+      const err = maybeErr || new Error('closed');
+      this._scheduleReconnect(err);
+    };
+    model.on('close', onClose);
+  }
+  _scheduleReconnect(err) {
+    if (this._attempt >= this.maxRetries) {
+      this._abandonRecovery(err);
+      return;
+    }
+    this._attempt++;
+    this._timer = setTimeout(() => this._connect(), Math.random() * 1000 * 2 ** this._attempt);
+  }
+  _abandonRecovery(err) {
+    this._failure = err;
+    this.emit('reconnect-failed', err);
+  }
+}`,
+  },
 ];
