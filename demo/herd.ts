@@ -134,8 +134,8 @@ function report(run: ActRun): void {
   if (act.scenario === 'partial') console.log(`${partialReading(results)}\n`);
   if (act === story.find((a) => a.scenario === 'partial'))
     console.log(
-      'Until this release herdless’s breaker opened after 5 failures in a row, which a 50% failure gives every few\n' +
-        'seconds: it then refused every call for its 5 s break, and kept fewer calls than not retrying at all.\n',
+      'A breaker that opens on 5 failures in a row (a common default, and herdless’s before 0.1) would open every few\n' +
+        'seconds against a 50% failure, refuse every call for its 5 s break, and keep fewer calls than not retrying.\n',
     );
   const title =
     act.scenario === 'overload'

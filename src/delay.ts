@@ -81,7 +81,12 @@ export function normalizeBackoff<B extends Into>(options: BackoffOptions = {}, i
   into.capMs =
     typeof cap === 'number' && cap >= into.baseMs && cap < Infinity
       ? cap
-      : finite('capMs', cap, into.baseMs, `a finite number >= baseMs (${into.baseMs})`);
+      : finite(
+          capMs === undefined ? 'the default capMs' : 'capMs',
+          cap,
+          into.baseMs,
+          `a finite number >= baseMs (${into.baseMs})`,
+        );
   if (factor !== undefined) into.factor = finite('factor', factor, 1);
   if (random !== undefined) into.random = optionalFn('random', random) as () => number;
   return into;

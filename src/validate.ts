@@ -69,7 +69,7 @@ export function finite(name: string, value: unknown, min: number, rule?: string)
 /** Returns `value` if it is a number > 0 (Infinity allowed), else throws as {@link num} does. */
 export function positive(name: string, value: unknown): number {
   if (typeof value === 'number' && value > 0) return value;
-  return num(name, value, 'a number > 0 (Infinity for none)', (n) => n > 0);
+  return num(name, value, 'a number > 0, or Infinity for none', (n) => n > 0);
 }
 
 /** Returns `value` if it is a function or undefined, else throws a TypeError naming the option. */

@@ -192,6 +192,11 @@ describe('computeDelay: bad input is a clear error', () => {
     [{ baseMs: '100' }, TypeError, /baseMs must be a number/],
     [{ baseMs: null }, TypeError, /baseMs must be a number .* got null/],
     [{ capMs: 50 }, RangeError, /capMs must be a finite number >= baseMs \(100\), got 50/],
+    [
+      { baseMs: 20_000 },
+      RangeError,
+      /^herdless: the default capMs must be a finite number >= baseMs \(20000\), got 10000$/,
+    ],
     [{ capMs: Infinity }, RangeError, /capMs .* got Infinity/],
     [{ capMs: '500' }, TypeError, /capMs must be a number \(a finite number >= baseMs \(100\)\), got '500'/],
     [{ factor: 0.5 }, RangeError, /factor must be a finite number >= 1, got 0.5/],

@@ -380,6 +380,11 @@ describe('retryingFetch: options', () => {
       "herdless: unknown retryingFetch option 'method'; did you mean methods? (known: fetch, methods, statuses, idempotencyKey, attemptHeader, jitter,",
     ],
     [{ status: [503] }, "herdless: unknown retryingFetch option 'status'; did you mean statuses?"],
+    // the known list names only what it takes: not shouldRetryResult, which it refuses (review)
+    [
+      { maxAttempt: 3 },
+      "herdless: unknown retryingFetch option 'maxAttempt'; did you mean maxAttempts? (known: fetch, methods, statuses, idempotencyKey, attemptHeader, jitter, baseMs, capMs, factor, random, maxAttempts, timeoutMs, attemptTimeoutMs, signal, isTransient, maxRetryAfterMs, onRetry, onFailure, onSettle, retryAfter, unref, budget, breaker)",
+    ],
     [
       { idempotencyKeys: true },
       "herdless: unknown retryingFetch option 'idempotencyKeys'; did you mean idempotencyKey?",

@@ -515,7 +515,7 @@ describe('review findings', () => {
 
   it('-0 is named as -0 in an option error', () => {
     expect(() => createPolicy({ timeoutMs: -0 })).toThrow(
-      /timeoutMs must be a number > 0 \(Infinity for none\), got -0$/,
+      /timeoutMs must be a number > 0, or Infinity for none, got -0$/,
     );
   });
 });

@@ -258,9 +258,14 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       retryOptions.shouldRetryResult,
     );
   }
-  // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?).
-  const known: ReadonlySet<string> = new Set([...OWN_OPTIONS, ...KNOWN]);
-  onlyKnown(options, known, 'retryingFetch', (key) => suggest(key, known));
+  // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?);
+  // not shouldRetryResult, which it refuses (checked above: left undefined, as a createPolicy() gives it, it passes).
+  const known = new Set([...OWN_OPTIONS, ...KNOWN]);
+  known.delete('shouldRetryResult');
+  const { shouldRetryResult: _, ...named } = retryOptions;
+  onlyKnown({ ...named, fetch, methods, statuses, idempotencyKey, attemptHeader }, known, 'retryingFetch', (key) =>
+    suggest(key, known),
+  );
   const policy = createPolicy<Response>({ ...rest, shouldRetryResult: undefined });
   optionalFn('fetch', fetch);
   const retried = upperSet('methods', methods ?? IDEMPOTENT_METHODS);
