@@ -23,8 +23,9 @@ path you name is inside one. Follows symbolic links (each file read once); never
 
 Files over 10 MB are not read (generated bundles, not hand-written loops). A file or directory that cannot be read,
 parsed or checked is listed with the reason, and the audit goes on with the rest. Only files with a failure path
-(a catch, .then(), .ok, status or close/error handler) are parsed; on two cores or more, a hundred or more are
-linted in worker threads (one per core, at most one per 50 files), with the same report.
+(a catch, .then(), .ok, status, a close/error/timeout handler or a callback's if (err)) are parsed; on two cores
+or more, a hundred or more are linted in worker threads (one per core, at most one per 50 files), with the same
+report.
 
 Exit codes:
   0  nothing found
@@ -92,9 +93,9 @@ export interface AuditReport {
   readonly summary: {
     /** Regular files with a matching extension that were read (a file reached through several links counts once). */
     readonly filesScanned: number;
-    /** Of those, files that could contain a retry (a catch, .then(), .ok, status or close/error handler), checked. */
+    /** Of those, files that could contain a retry (a catch, .then(), .ok, status, close/error/timeout handler, if (err)), checked. */
     readonly filesParsed: number;
-    /** Of those, files with no catch, .then(), .ok, status or close/error handler: no failure path; not parsed. */
+    /** Of those, files with no catch, .then(), .ok, status, close/error/timeout handler or if (err): no failure path; not parsed. */
     readonly filesWithoutFailurePath: number;
     /**
      * Files that could contain a retry but were not checked, with the reason: unreadable (EACCES), over
