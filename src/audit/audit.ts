@@ -93,9 +93,12 @@ export interface AuditReport {
   readonly summary: {
     /** Regular files with a matching extension that were read (a file reached through several links counts once). */
     readonly filesScanned: number;
-    /** Of those, files that could contain a retry (a catch, .then(), .ok, status, close/error/timeout handler, if (err)), checked. */
+    /**
+     * Of those, files that could contain a retry (a catch, .then(), .ok, status, a close/error/timeout handler, a
+     * callback's if (err)), checked.
+     */
     readonly filesParsed: number;
-    /** Of those, files with no catch, .then(), .ok, status, close/error/timeout handler or if (err): no failure path; not parsed. */
+    /** Of those, files with none of these: no failure path; not parsed. */
     readonly filesWithoutFailurePath: number;
     /**
      * Files that could contain a retry but were not checked, with the reason: unreadable (EACCES), over
