@@ -197,7 +197,8 @@ export interface Io {
 const positiveInteger = (flag: string, text: string | undefined, fallback: number, max = Infinity): number => {
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-    throw new UsageError(`--${flag} must be a positive integer, got '${text}'`);
+    const list = /^\d+(,\d+)+$/.test(text) ? ' (a list is for the matrix, or --clients in contention)' : '';
+    throw new UsageError(`--${flag} must be a positive integer${list}, got '${text}'`);
   }
   if (Number(text) > max) throw new UsageError(`--${flag} must be at most ${max}, got '${text}'`);
   return Number(text);

@@ -266,6 +266,10 @@ describe('herdless simulate', () => {
       '--shed needs a --queue-limit: without one the server never sheds',
     ],
     [
+      ['simulate', '--instances', '1,10'],
+      "--instances must be a positive integer (a list is for the matrix, or --clients in contention), got '1,10'",
+    ],
+    [
       ['simulate', '--scenario', 'overload', '--load', 'lots'],
       "--load must be a share of capacity above 0, like 0.8, got 'lots'",
     ],

@@ -246,6 +246,15 @@ describe('the protection matrix', () => {
     ).toThrow(/needs no-retries and plain/);
   });
 
+  it("the table's goals column names the goal a cell missed, with a legend (review: 'safe' read as met)", () => {
+    const saved = JSON.parse(readFileSync(join(root, 'docs', 'matrix.json'), 'utf8')) as MatrixResult;
+    const text = matrixTable(saved);
+    const row = text.split('\n').find((l) => l.startsWith('overload 1s       10000'));
+    expect(row).toMatch(/missed safety$/);
+    expect(text.match(/ ok$/gm)).toHaveLength(44);
+    expect(text).toContain('goals, for recommended: safety (goodput within 5 points');
+  });
+
   it('renders as a terminal table and an SVG heat map', () => {
     const text = matrixTable(result);
     expect(text).toMatch(/^goodput during the trouble/);

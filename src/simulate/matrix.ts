@@ -211,8 +211,8 @@ export function matrixTable(result: MatrixResult): string {
   const rows: string[][] = [['trouble', 'inst.', ...strategies, ...(verdicts.length ? ['goals'] : [])]];
   result.cells.forEach((cell, i) => {
     const v = verdicts[i];
-    const missed = v ? [!v.safe && 'safe', v.beneficial === false && 'benefit', v.quiet === false && 'quiet'] : [];
-    const goals = missed.filter(Boolean).join(',') || 'ok';
+    const missed = v ? [!v.safe && 'safety', v.beneficial === false && 'benefit', v.quiet === false && 'sporadic'] : [];
+    const goals = missed.some(Boolean) ? `missed ${missed.filter(Boolean).join(',')}` : 'ok';
     rows.push([
       troubleName(cell),
       String(cell.instances),
@@ -220,7 +220,12 @@ export function matrixTable(result: MatrixResult): string {
       ...(v ? [goals] : []),
     ]);
   });
-  return `goodput during the trouble, and recovery after it, per strategy\n${table(rows)}`;
+  const legend = verdicts.length
+    ? "\ngoals, for recommended: safety (goodput within 5 points of no-retries', recovery within 3 s of it), benefit\n" +
+      "(partial failures at load 0.5: within 10 points of plain's), sporadic (partial 2%: nothing refused, at most 10%\n" +
+      "more load than no-retries')"
+    : '';
+  return `goodput during the trouble, and recovery after it, per strategy\n${table(rows)}${legend}`;
 }
 
 /**
