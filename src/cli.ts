@@ -471,11 +471,16 @@ function run(args: readonly string[], io: Io): number {
     return 0;
   }
 
-  if (scenario === 'overload' || scenario === 'partial') {
-    return runOverload(scenario, values, strategies as Strategy[] | undefined, seed, io, progress, endProgress);
-  }
-  if (scenario === 'matrix')
-    return runMatrix(values, strategies as Strategy[] | undefined, seed, io, progress, endProgress);
+  const common: SimulateRun = {
+    values,
+    strategies: strategies as Strategy[] | undefined,
+    seed,
+    io,
+    progress,
+    endProgress,
+  };
+  if (scenario === 'overload' || scenario === 'partial') return runOverload(scenario, common);
+  if (scenario === 'matrix') return runMatrix(common);
 
   const clients = positiveInteger('clients', values.clients, 1_000, MAX_CLIENTS);
   const outageMs = values.outage === undefined ? 4_000 : parseDuration('outage', values.outage);
@@ -554,16 +559,19 @@ function withExtras(strategy: string, extras: string): string {
   return out;
 }
 
+/** What every scenario's run takes from the command line: the flags, the strategies, the seed, and the progress line. */
+interface SimulateRun {
+  readonly values: Record<string, string | boolean | undefined>;
+  readonly strategies: Strategy[] | undefined;
+  readonly seed: number;
+  readonly io: Io;
+  readonly progress: (done: number, total: number) => void;
+  readonly endProgress: () => void;
+}
+
 /** `herdless simulate --scenario overload` and `--scenario partial`. */
-function runOverload(
-  scenario: 'overload' | 'partial',
-  values: Record<string, string | boolean | undefined>,
-  strategies: Strategy[] | undefined,
-  seed: number,
-  io: Io,
-  progress: (done: number, total: number) => void,
-  endProgress: () => void,
-): number {
+function runOverload(scenario: 'overload' | 'partial', command: SimulateRun): number {
+  const { values, strategies, seed, io, progress, endProgress } = command;
   const text = (flag: string) => values[flag] as string | undefined;
   const { capacity, windowMs } =
     text('capacity') === undefined ? { capacity: 1_000, windowMs: 1_000 } : parseCapacity(text('capacity') as string);
@@ -679,14 +687,8 @@ function parseShed(value: string | undefined): 503 | 429 {
 }
 
 /** `herdless simulate --scenario matrix`. */
-function runMatrix(
-  values: Record<string, string | boolean | undefined>,
-  strategies: Strategy[] | undefined,
-  seed: number,
-  io: Io,
-  progress: (done: number, total: number) => void,
-  endProgress: () => void,
-): number {
+function runMatrix(command: SimulateRun): number {
+  const { values, strategies, seed, io, progress, endProgress } = command;
   const list = values.instances as string | undefined;
   const instances = list?.split(',').map((n) => positiveInteger('instances', n.trim(), 0, MAX_INSTANCES));
   const names = strategies ?? [...MATRIX_STRATEGIES];
