@@ -142,7 +142,9 @@ async function first<T>(
   } catch (error) {
     return await loop(fn, p, start, true, error);
   }
-  told(p, { ok: true, reason: undefined, attempts: 1, elapsedMs: now() - start, error: undefined, value });
+  // Only with a hook: the event and its clock reading would otherwise be built on every success for nothing.
+  if (p.onSettle)
+    told(p, { ok: true, reason: undefined, attempts: 1, elapsedMs: now() - start, error: undefined, value });
   return value;
 }
 
@@ -368,14 +370,15 @@ async function loop<T>(
                 : `Retry-After ${Math.ceil(retryAfterMs as number)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`, // ceil: for display only
     });
   }
-  told(p, {
-    ok: !threw,
-    reason,
-    attempts: attempt,
-    elapsedMs,
-    error: threw ? last : undefined,
-    value: threw ? undefined : last,
-  });
+  if (p.onSettle)
+    told(p, {
+      ok: !threw,
+      reason,
+      attempts: attempt,
+      elapsedMs,
+      error: threw ? last : undefined,
+      value: threw ? undefined : last,
+    });
   if (threw) throw last;
   return last as T;
 }
