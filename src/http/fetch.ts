@@ -355,15 +355,6 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
     let response: Response;
     let inner: SettleEvent | undefined; // the inner retry()'s end: its attempts and time, for onSettle
     let reason: StopReason | undefined; // why a call that resolves with a retried status stopped
-    const tell = (error: unknown, value?: Response) =>
-      told(policy, {
-        ok: value !== undefined,
-        reason: error instanceof RetryError ? error.reason : reason,
-        attempts: inner?.attempts ?? 0,
-        elapsedMs: inner?.elapsedMs ?? 0,
-        error,
-        value,
-      });
     try {
       response = await retry(attempt, {
         ...base,
@@ -426,7 +417,11 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
         if ((outcome as { cause?: unknown } | null)?.cause instanceof Retried) {
           withCause(outcome, ((outcome as { cause: Retried }).cause as Retried).response);
         }
-        if (inner) tell(outcome);
+        // The inner retry()'s attempts and time, with the call's own outcome (a retried status resolves below).
+        if (inner) {
+          const stopped = outcome instanceof RetryError ? outcome.reason : undefined;
+          told(policy, { ...inner, ok: false, reason: stopped, error: outcome, value: undefined });
+        }
         throw outcome;
       }
       response = outcome.response; // the last attempt's: never discarded, whatever its status
@@ -434,7 +429,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       release();
     }
     if (last !== undefined) follow(callers, last, response);
-    if (inner) tell(undefined, response);
+    if (inner) told(policy, { ...inner, ok: true, reason, error: undefined, value: response });
     return response;
   };
 }
