@@ -12,7 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { failsTwice, handWritten, succeed } from './fixtures.mjs';
+import { failsTwice, handWritten, median, succeed, timeInChild, timeInProcesses } from './fixtures.mjs';
 
 const BATCH = 50_000;
 const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 15);
@@ -45,27 +45,14 @@ async function load() {
   };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 async function child(name) {
-  const task = (await load())[name];
-  const samples = [];
-  for (let round = 0; round < 10; round++) {
-    const start = performance.now();
-    for (let i = 0; i < BATCH; i++) await task();
-    if (round >= 3) samples.push(((performance.now() - start) * 1e6) / BATCH);
-  }
-  process.stdout.write(String(median(samples)));
+  await timeInChild((await load())[name], BATCH);
 }
 
 async function parent() {
   const names = Object.keys(await load());
-  const results = new Map(names.map((n) => [n, []]));
   const self = fileURLToPath(import.meta.url);
-  for (let p = 0; p < PROCESSES; p++) {
-    for (const name of names)
-      results.get(name).push(Number(execFileSync(process.execPath, [self, name], { encoding: 'utf8' })));
-  }
+  const results = timeInProcesses(self, names, PROCESSES);
   const bare = median(results.get('bare await fn()'));
   console.log(`node ${process.version}, ${PROCESSES} processes a task, median ns per call\n`);
   console.log(`${'task'.padEnd(58)} ${'ns/call'.padStart(8)} ${'x bare'.padStart(7)}`);
