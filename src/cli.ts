@@ -10,6 +10,8 @@ import { audit, usageMessage } from './audit/audit';
 import { nearest } from './nearest';
 import {
   contentionTable,
+  EXPLORE_STRATEGIES,
+  exploreSummary,
   formatMs,
   MATRIX_STRATEGIES,
   matrixSvg,
@@ -21,6 +23,7 @@ import {
   PRESETS,
   resolveStrategy,
   simulateContention,
+  simulateExplore,
   simulateMatrix,
   simulateOutage,
   simulateOverload,
@@ -63,7 +66,7 @@ Simulates many clients retrying against one server, on virtual time, and compare
 Durations take a unit: ms or s (250ms, 4s, 1.5s). Each flag is given once.
 
 Flags:
-  --scenario outage|contention|overload|partial|matrix
+  --scenario outage|contention|overload|partial|matrix|explore
                                 outage (default): clients fail together through an outage, then meet a capacity
                                 contention: the optimistic-concurrency model of AWS's "Exponential Backoff And Jitter"
                                 overload: steady traffic at 80% of a FIFO server's capacity, a 4 s slowdown to 10%,
@@ -72,6 +75,9 @@ Flags:
                                 fast 503 while it still has room: do retries keep what they are for?
                                 matrix: every strategy in every kind of trouble (overloads, an outage, partial
                                 failures of 2%, 20%, 50% at load 0.5 and 0.8) at 1 to 10,000 instances
+                                explore: cells drawn by seed from a space of troubles (outages, hangs, slowdowns,
+                                shedding, partial failures, latency, flapping, a metastable server, demand spikes),
+                                demand, clients and fleet sizes: is each strategy safe and beneficial off the matrix?
   --clients N                   outage: clients (default 1000); contention: a list, e.g. 10,50,100 (default 10..100)
   --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker,
                                 or no-retries (maxAttempts 1), plain (full jitter) and recommended (full jitter with
@@ -120,6 +126,10 @@ Partial only:
 Matrix: --instances (a list), --shed, --strategies (default ${MATRIX_STRATEGIES.join(', ')}; it needs no-retries and
 plain, the references every cell is judged against), --seed, --json, --svg (a heat map).
 
+Explore: --cells N (default 200), --range development|evaluation (default development: seeds 1, 2, ...; the
+evaluation range, seeds 1000001, ..., is for reporting, never tuning), --from N (the first cell's index in the range),
+--strategies (default ${EXPLORE_STRATEGIES.join(', ')}; it needs no-retries and plain), --json.
+
 Contention only (the post's base 5 ms and cap 2 s):
   --runs N                      runs averaged per point (default 100)
 
@@ -150,6 +160,9 @@ const SCENARIO_OF_FLAG: Readonly<Record<string, readonly string[]>> = {
   instances: ['outage', 'overload', 'partial', 'matrix'],
   'failure-rate': ['partial'],
   duration: ['partial'],
+  cells: ['explore'],
+  range: ['explore'],
+  from: ['explore'],
 };
 
 /** The version in the package.json one directory up: the same from `dist/cli.js` and from `src/cli.ts`. */
@@ -327,6 +340,9 @@ const OPTIONS = {
   instances: { type: 'string' },
   'failure-rate': { type: 'string' },
   duration: { type: 'string' },
+  cells: { type: 'string' },
+  range: { type: 'string' },
+  from: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -337,7 +353,7 @@ type ValueFlag = {
 
 /** What each flag that takes a value wants, for the error when it has none. */
 const WANTS: Readonly<Record<ValueFlag, string>> = {
-  scenario: 'outage, contention, overload, partial or matrix',
+  scenario: 'outage, contention, overload, partial, matrix or explore',
   clients: 'a positive integer (contention: a list, e.g. 10,50,100)',
   outage: 'a duration like 4s or 250ms',
   capacity: 'requests per window, like 100/100ms',
@@ -355,6 +371,9 @@ const WANTS: Readonly<Record<ValueFlag, string>> = {
   instances: 'a positive integer (matrix: a list, e.g. 1,100,10000)',
   'failure-rate': 'a share from 0 to 1, like 0.5',
   duration: 'a duration like 30s',
+  cells: 'a positive integer, like 200',
+  range: 'development or evaluation',
+  from: 'an integer >= 0, like 200',
 };
 
 /**
@@ -404,7 +423,9 @@ function run(args: readonly string[], io: Io): number {
   }
   const scenario = values.scenario ?? 'outage';
   if (!SCENARIOS.includes(scenario)) {
-    throw new UsageError(`--scenario must be outage, contention, overload, partial or matrix, got '${scenario}'`);
+    throw new UsageError(
+      `--scenario must be outage, contention, overload, partial, matrix or explore, got '${scenario}'`,
+    );
   }
   for (const [flag, only] of Object.entries(SCENARIO_OF_FLAG)) {
     if (values[flag as keyof typeof values] !== undefined && !only.includes(scenario)) {
@@ -481,6 +502,7 @@ function run(args: readonly string[], io: Io): number {
   };
   if (scenario === 'overload' || scenario === 'partial') return runOverload(scenario, common);
   if (scenario === 'matrix') return runMatrix(common);
+  if (scenario === 'explore') return runExplore(common);
 
   const clients = positiveInteger('clients', values.clients, 1_000, MAX_CLIENTS);
   const outageMs = values.outage === undefined ? 4_000 : parseDuration('outage', values.outage);
@@ -725,7 +747,28 @@ const fleet = (instances: number) => (instances > 1 ? ` over ${instances} instan
 /** Each instance holds its own budget and breaker (about a kilobyte): a million would take a gigabyte. */
 const MAX_INSTANCES = 100_000;
 
-const SCENARIOS: readonly string[] = ['outage', 'contention', 'overload', 'partial', 'matrix'];
+const SCENARIOS: readonly string[] = ['outage', 'contention', 'overload', 'partial', 'matrix', 'explore'];
+
+/** `herdless simulate --scenario explore`. */
+function runExplore(command: SimulateRun): number {
+  const { values, strategies, io, progress, endProgress } = command;
+  const names = strategies ?? [...EXPLORE_STRATEGIES];
+  for (const reference of ['no-retries', 'plain']) {
+    if (!names.includes(reference as Strategy)) {
+      throw new UsageError(`--strategies for explore must include ${reference}: every cell is judged against it`);
+    }
+  }
+  const range = (values.range as string | undefined) ?? 'development';
+  if (range !== 'development' && range !== 'evaluation') {
+    throw new UsageError(`--range must be development or evaluation, got '${range}'`);
+  }
+  const cells = positiveInteger('cells', values.cells as string | undefined, 200, 100_000);
+  const from = values.from === '0' ? 0 : positiveInteger('from', values.from as string | undefined, 0, 999_999);
+  const result = simulateExplore({ cells, range, from, strategies: names, onProgress: progress });
+  endProgress();
+  io.out(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${exploreSummary(result)}\n`);
+  return 0;
+}
 
 /** The process the command runs in, as {@link start} uses it; a test passes its own. */
 export interface Std {

@@ -6,6 +6,20 @@
 export { type ChartOptions, formatMs, type LoadSeries, svgChart, terminalChart } from './chart';
 export { type ContentionOptions, type ContentionPoint, type ContentionResult, simulateContention } from './contention';
 export {
+  drawCell,
+  EXPLORE_RANGES,
+  EXPLORE_STRATEGIES,
+  type ExploreCell,
+  type ExploreOptions,
+  type ExploreResult,
+  type ExploreVerdict,
+  exploreSummary,
+  exploreVerdicts,
+  simulateExplore,
+  TROUBLE_KINDS,
+  type TroubleKind,
+} from './explore';
+export {
   MATRIX_STRATEGIES,
   MATRIX_TROUBLES,
   type MatrixCell,

@@ -48,6 +48,34 @@ export interface OverloadOptions {
    * a 429 as it reads a timeout.
    */
   readonly shedStatus?: 503 | 429;
+  /** During the slowdown the server answers nothing: every attempt runs to its timeout (a hang). Default false. */
+  readonly hang?: boolean;
+  /**
+   * Latency-only degradation: during the slowdown each answer is late by a random time, exponential with this mean,
+   * in ms, that costs the server nothing (a slow network path, a slow downstream with room to spare). Default 0.
+   */
+  readonly addedLatencyMs?: number;
+  /** The trouble comes and goes: on for `flapMs`, off for `flapMs`, and so on through the slowdown, in ms. Default Infinity. */
+  readonly flapMs?: number;
+  /** The demand during the slowdown, as a multiple of `load` (a spike: 2 doubles it). Default 1. */
+  readonly demandSpike?: number;
+  /**
+   * A server whose latency grows with the work it holds, as in Brooker's metastability model, instead of the FIFO
+   * queue: every request is worked on at once and takes `concurrencyBaseMs + (1000 / capacity) x` the requests in
+   * flight when it arrives; abandoned requests stay in flight until done. Default undefined: the FIFO server.
+   */
+  readonly concurrencyBaseMs?: number;
+  /**
+   * Closed-loop demand: a user whose call gave up issues it again, as a new call, this long after, in ms, up to
+   * `reissues` times. Default Infinity: users never re-issue (open-loop demand).
+   */
+  readonly reissueMs?: number;
+  /** With a finite `reissueMs`: how many times a user re-issues one request. Default 2. */
+  readonly reissues?: number;
+  /** The clients' `baseMs` (the first backoff's ceiling). Default 100, the library's. */
+  readonly baseMs?: number;
+  /** Each call's overall deadline, the clients' `timeoutMs`, in ms. Default Infinity. */
+  readonly timeoutMs?: number;
   /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Default 5. */
   readonly hopMeanMs?: number;
   /** See `hopMeanMs`. Default 1. */
@@ -116,6 +144,7 @@ const ARRIVE = 1;
 const OK = 2;
 const FAIL = 3;
 const SHED = 4; // a failure: the server's fast answer to a request over its queue limit
+const DONE = 5; // the concurrency server finishes a request (its client may have given up on it long before)
 
 /**
  * The overload story on virtual time: steady Poisson traffic at `load` of a FIFO server's capacity, each logical
@@ -150,6 +179,15 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
     afterMs: options.afterMs ?? 60_000,
     queueLimitMs: options.queueLimitMs ?? Infinity,
     shedStatus: options.shedStatus ?? 503,
+    hang: options.hang ?? false,
+    addedLatencyMs: options.addedLatencyMs ?? 0,
+    flapMs: options.flapMs ?? Infinity,
+    demandSpike: options.demandSpike ?? 1,
+    concurrencyBaseMs: options.concurrencyBaseMs ?? Number.NaN,
+    reissueMs: options.reissueMs ?? Infinity,
+    reissues: options.reissues ?? 2,
+    baseMs: options.baseMs ?? 100,
+    timeoutMs: options.timeoutMs ?? Infinity,
     hopMeanMs: options.hopMeanMs ?? 5,
     hopSdMs: options.hopSdMs ?? 1,
     windowMs: options.windowMs ?? 1_000,
@@ -240,31 +278,60 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
   const slowFrom = s.warmupMs;
   const slowTo = s.warmupMs + s.slowdownMs;
   const endMs = slowTo + s.afterMs;
-  // The logical requests' start times: a Poisson process at load x capacity, the same for every strategy.
+  /** Whether the trouble is on at `t`: within the slowdown, and in an "on" half of its flapping. */
+  const troubled = (t: number) =>
+    t >= slowFrom && t < slowTo && (s.flapMs === Infinity || Math.floor((t - slowFrom) / s.flapMs) % 2 === 0);
+  // The logical requests' start times: a Poisson process at load x capacity (x demandSpike during the slowdown), the
+  // same for every strategy.
   const starts: number[] = [];
   const ratePerMs = (s.load * s.capacity) / 1_000;
-  for (let t = -Math.log(1 - rng.next()) / ratePerMs; t < endMs; t += -Math.log(1 - rng.next()) / ratePerMs) {
-    starts.push(t);
+  for (let t = 0; ; ) {
+    const rate = t >= slowFrom && t < slowTo ? ratePerMs * s.demandSpike : ratePerMs;
+    const next = t - Math.log(1 - rng.next()) / rate;
+    // A draw that crosses a change of rate starts afresh from it (memoryless): the rate of each stretch is its own.
+    const edge = t < slowFrom ? slowFrom : t < slowTo ? slowTo : endMs;
+    if (next >= edge && s.demandSpike !== 1 && edge < endMs) {
+      t = edge;
+      continue;
+    }
+    if (next >= endMs) break;
+    starts.push(next);
+    t = next;
   }
   const n = starts.length;
+  const reissues = s.reissueMs === Infinity ? 0 : s.reissues;
+  const slots = n * (1 + reissues); // every re-issued call is a new one, after the drawn ones
+  let calls = n;
+  /** The drawn call each call re-issues (itself for a drawn one), and how many times it was issued before. */
+  const origin = new Uint32Array(slots);
+  const generation = new Uint8Array(slots);
+  for (let c = 0; c < n; c++) origin[c] = c;
   const event = { time: 0, client: 0, kind: 0 };
   const clock = () => event.time;
   // One policy per instance when it holds state (a budget, a breaker); instances without any all behave alike.
   const fleet = strategy.budget || strategy.breaker ? s.instances : 1;
   const policies = Array.from({ length: fleet }, () =>
-    createPolicy({ maxAttempts: s.maxAttempts, ...protectedPolicy(strategy, clock), random: rng.next }),
+    createPolicy({
+      maxAttempts: s.maxAttempts,
+      timeoutMs: s.timeoutMs,
+      ...protectedPolicy(strategy, clock),
+      random: rng.next,
+      ...(s.baseMs === 100 ? {} : { baseMs: s.baseMs, capMs: Math.max(10_000, s.baseMs) }),
+    }),
   );
   // Each request goes to an instance at random (its own stream, so that one instance draws as before).
   let instance: Uint32Array | undefined;
   if (fleet > 1) {
     const pick = createRng(s.seed ^ 0x5bd1e995);
-    instance = new Uint32Array(n);
+    instance = new Uint32Array(slots);
     for (let c = 0; c < n; c++) instance[c] = Math.floor(pick.next() * fleet);
   }
-  const retries = new ClientRetries(n, policies, undefined, instance);
-  const sentAt = new Float64Array(n);
-  const latencies = new Float64Array(n);
-  const started = new Uint8Array(n);
+  const retries = new ClientRetries(slots, policies, undefined, instance);
+  const startAt = new Float64Array(slots);
+  for (let c = 0; c < n; c++) startAt[c] = starts[c] as number;
+  const sentAt = new Float64Array(slots);
+  const latencies = new Float64Array(slots);
+  const started = new Uint8Array(slots);
   // Per second after the slowdown: requests begun, and those of them that succeeded.
   const seconds = Math.ceil(s.afterMs / 1_000);
   const demand = new Uint32Array(seconds);
@@ -272,17 +339,30 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
   const load = new Array<number>(Math.ceil(endMs / s.windowMs)).fill(0);
   const queue = new EventQueue();
   const serviceMs = 1_000 / s.capacity;
-  let busyUntil = 0; // when the server finishes the work it has accepted
+  const concurrent = !Number.isNaN(s.concurrencyBaseMs);
+  let inFlight = 0; // the concurrency server's requests being worked on
+  let busyUntil = 0; // when the FIFO server finishes the work it has accepted
   let requests = 0;
   let offered = 0; // arrivals from the slowdown's start to the run's end
   let succeeded = 0;
   let refused = 0;
   let budgetStops = 0;
   let wasted = 0;
-  const secondOf = (client: number) => Math.floor(((starts[client] as number) - slowTo) / 1_000);
-  const during = (client: number) => (starts[client] as number) >= slowFrom && (starts[client] as number) < slowTo;
+  const secondOf = (client: number) => Math.floor(((startAt[client] as number) - slowTo) / 1_000);
+  const during = (client: number) => (startAt[client] as number) >= slowFrom && (startAt[client] as number) < slowTo;
   let begunDuring = 0;
   let goodDuring = 0;
+  /** A call gave up: its user issues it again later, as a new call, while re-issues are left. */
+  const gaveUp = (client: number, time: number) => {
+    const next = (generation[client] as number) + 1;
+    if (next > reissues || calls >= slots) return;
+    const c = calls++;
+    origin[c] = origin[client] as number;
+    generation[c] = next;
+    startAt[c] = time + s.reissueMs;
+    if (instance) instance[c] = instance[client] as number;
+    queue.push(startAt[c] as number, c, SEND);
+  };
 
   if (n > 0) queue.push(starts[0] as number, 0, SEND);
   while (queue.pop(event)) {
@@ -297,7 +377,8 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
       }
       if (!retries.start(client)) {
         if (sentAt[client] === 0) refused++; // never sent: a CircuitOpenError
-        continue; // a retry refused: RetryError 'circuit-open'
+        gaveUp(client, time); // a retry refused: RetryError 'circuit-open'
+        continue;
       }
       sentAt[client] = time;
       queue.push(time + hop(), client, ARRIVE);
@@ -306,30 +387,46 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
       if (time >= slowFrom) offered++;
       const w = Math.floor(time / s.windowMs);
       if (w < load.length) load[w] = (load[w] as number) + 1;
-      const slow = time >= slowFrom && time < slowTo;
-      if (slow && s.outage) {
+      const trouble = troubled(time);
+      const deadline = (sentAt[client] as number) + s.attemptTimeoutMs;
+      if (trouble && s.outage) {
         queue.push(time + hop(), client, FAIL); // a fast 503
         continue;
       }
-      if (busyUntil - time > s.queueLimitMs) {
-        queue.push(time + hop(), client, SHED); // a fast 503, or a 429
+      if (trouble && s.hang) {
+        queue.push(deadline, client, FAIL); // no answer: the attempt's timeout ends it
         continue;
       }
-      const begin = Math.max(time, busyUntil);
-      busyUntil =
-        begin + (begin >= slowFrom && begin < slowTo && !s.outage ? serviceMs / s.slowdownCapacity : serviceMs);
-      const answered = busyUntil + hop();
-      const deadline = (sentAt[client] as number) + s.attemptTimeoutMs;
+      let done: number;
+      let slowServed = false; // served at the slowdown's rate
+      if (concurrent) {
+        done = time + s.concurrencyBaseMs + serviceMs * inFlight++;
+        queue.push(done, 0, DONE);
+      } else {
+        if (busyUntil - time > s.queueLimitMs) {
+          queue.push(time + hop(), client, SHED); // a fast 503, or a 429
+          continue;
+        }
+        const begin = Math.max(time, busyUntil);
+        const slow = troubled(begin) && !s.outage && !s.hang;
+        busyUntil = begin + (slow ? serviceMs / s.slowdownCapacity : serviceMs);
+        done = busyUntil;
+        slowServed = slow;
+      }
+      let answered = done + hop();
       // A partial failure: the server served it, and it failed (a 503 after its turn).
-      const failedServing = s.failureRate > 0 && begin >= slowFrom && begin < slowTo && rng.next() < s.failureRate;
+      const failedServing = slowServed && s.failureRate > 0 && rng.next() < s.failureRate;
+      if (trouble && s.addedLatencyMs > 0) answered += -Math.log(1 - rng.next()) * s.addedLatencyMs;
       if (answered <= deadline) queue.push(answered, client, failedServing ? FAIL : OK);
       else {
         wasted++; // served all the same, after its client gave up on it
         queue.push(deadline, client, FAIL);
       }
+    } else if (kind === DONE) {
+      inFlight--;
     } else if (kind === OK) {
       retries.succeeded(client, time - (sentAt[client] as number), s.attemptTimeoutMs);
-      latencies[succeeded++] = time - (starts[client] as number);
+      latencies[succeeded++] = time - (startAt[client] as number);
       const second = secondOf(client);
       if (second >= 0 && second < seconds) good[second] = (good[second] as number) + 1;
       if (during(client)) goodDuring++;
@@ -338,14 +435,17 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
       const attemptMs = time - (sentAt[client] as number);
       const d = retries.failed(
         client,
-        time - (starts[client] as number),
+        time - (startAt[client] as number),
         undefined,
         attemptMs >= s.attemptTimeoutMs ? Infinity : attemptMs,
         s.attemptTimeoutMs,
         kind === SHED ? { status: s.shedStatus } : undefined,
       );
       if (d.retry) queue.push(time + d.delayMs, client, SEND);
-      else if (d.reason === 'budget') budgetStops++;
+      else {
+        if (d.reason === 'budget') budgetStops++;
+        gaveUp(client, time);
+      }
     }
   }
 
@@ -361,11 +461,11 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
   }
   return {
     strategy: strategy.name,
-    calls: n,
+    calls,
     requests,
-    retries: requests - n + refused,
+    retries: requests - calls + refused,
     amplification: offered / ((s.capacity * (endMs - slowFrom)) / 1_000),
-    goodput: n === 0 ? 1 : succeeded / n,
+    goodput: calls === 0 ? 1 : succeeded / calls,
     goodputDuring: begunDuring === 0 ? 1 : goodDuring / begunDuring,
     recoveryMs,
     p99Ms: percentile(latencies.subarray(0, succeeded).sort(), 0.99),
