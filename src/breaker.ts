@@ -266,7 +266,7 @@ class BreakerPass implements Pass {
     this.#next = next;
   }
 
-  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | undefined {
+  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | number | undefined {
     if (event === START) {
       let admitted: CircuitPermit | CircuitOpenError;
       try {

@@ -36,7 +36,7 @@ export interface Pass {
    * @param allowedMs - With `SUCCESS` and `FAILURE`: the time the attempt was allowed (its `attemptTimeoutMs`, or what was left of the
    *   deadline), `Infinity` for no limit.
    */
-  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | undefined;
+  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | number | undefined;
 }
 
 /**

@@ -207,7 +207,7 @@ async function loop<T>(
         // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
         // give up without this attempt (the finally refunds what it spent). A first attempt refused throws.
         attempt--; // not made until the guard lets it through (a first attempt refused throws: 0 made)
-        reason = startedMs >= timeoutMs ? 'timeout' : pass?.settle(START, last);
+        reason = startedMs >= timeoutMs ? 'timeout' : (pass?.settle(START, last) as StopReason | undefined);
         if (reason) break;
         attempt++;
         context = new Attempt(attempt, startedMs, watch);
@@ -292,10 +292,20 @@ async function loop<T>(
         } catch (error) {
           unread = [error];
         }
-        if (timedOut || !byDeadline)
-          reason = pass?.settle(FAILURE, undefined, queueingMs(tookMs, timedOut, outcome, retryAfterMs), allowedMs);
+        // The budget may hold the retry (the dependency is saturated): a wait it names, taken as a server's is.
+        let held = 0;
+        if (timedOut || !byDeadline) {
+          const verdict = pass?.settle(
+            FAILURE,
+            undefined,
+            queueingMs(tookMs, timedOut, outcome, retryAfterMs),
+            allowedMs,
+          );
+          if (typeof verdict === 'number') held = verdict;
+          else reason = verdict;
+        }
         if (unread) throw unread[0];
-        if (!byDeadline) decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs);
+        if (!byDeadline) decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs, held);
       } catch (error) {
         throw withCause(error, outcome);
       }

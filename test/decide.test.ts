@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide } from '../src/decide';
 import { createPolicy } from '../src/index';
@@ -30,6 +31,60 @@ describe('decide: the retry decision as a value', () => {
       reason: 'retry-after',
     });
     expect(decide(policy({ maxRetryAfterMs: 1_000 }), 1, 0, 1_000, undefined).retry).toBe(true);
+  });
+
+  it("takes the budget's hold as a server's wait: the longer of the two is spread, the hold keeps the backoff", () => {
+    expect(decide(policy({}), 1, 0, undefined, 20, 1_000)).toEqual({ retry: true, delayMs: 1_500, backoffMs: 20 });
+    expect(decide(policy({}), 1, 0, 2_000, undefined, 1_000)).toMatchObject({ delayMs: 3_000 }); // the server's is longer
+    expect(decide(policy({}), 1, 0, 500, undefined, 1_000)).toMatchObject({ delayMs: 1_500 }); // the hold is
+    expect(decide(policy({}), 1, 0, undefined, undefined, 0)).toMatchObject({ delayMs: 50 }); // 0: no hold
+  });
+
+  it("stops with 'budget' when the hold is over maxRetryAfterMs, after the attempts and the server's own wait", () => {
+    expect(decide(policy({ maxRetryAfterMs: 999 }), 1, 0, undefined, undefined, 1_000)).toEqual({
+      retry: false,
+      reason: 'budget',
+    });
+    expect(decide(policy({ maxRetryAfterMs: 999 }), 1, 0, 1_000, undefined, 1_000)).toMatchObject({
+      reason: 'retry-after',
+    });
+    expect(decide(policy({ maxRetryAfterMs: 999, maxAttempts: 1 }), 1, 0, undefined, undefined, 1_000)).toMatchObject({
+      reason: 'attempts',
+    });
+  });
+
+  it('cuts a hold to half the time left before the deadline, so a held call still tries within it', () => {
+    // 6 s old trouble, 2 s left: a hold of 1 s, spread to 1.5 s (random 0.5), ending 0.5 s before the deadline.
+    expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, undefined, undefined, 6_000)).toMatchObject({
+      retry: true,
+      delayMs: 1_500,
+    });
+    // The server's own wait is not cut: past the deadline, the call stops.
+    expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, 6_000, undefined)).toMatchObject({ reason: 'timeout' });
+  });
+
+  it('property: a held retry sleeps in [hold, hold + min(capMs, hold)], cut to fit the deadline, never past it', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.001, max: 50_000, noNaN: true }),
+        fc.double({ min: 0, max: 0.999_999, noNaN: true }),
+        fc.oneof(fc.constant(Infinity), fc.double({ min: 1, max: 100_000, noNaN: true })),
+        fc.double({ min: 0, max: 50_000, noNaN: true }),
+        (hold, r, timeoutMs, elapsed) => {
+          fc.pre(elapsed < timeoutMs);
+          const p = createPolicy({ random: () => r, timeoutMs, maxAttempts: 5, maxRetryAfterMs: 60_000 });
+          const d = decide(p, 1, elapsed, undefined, undefined, hold);
+          const held = Math.min(hold, (timeoutMs - elapsed) / 2);
+          if (!d.retry) {
+            expect(d.reason).toBe('timeout'); // only a spread that rounds onto the deadline
+            return;
+          }
+          expect(d.delayMs).toBeGreaterThanOrEqual(held);
+          expect(d.delayMs).toBeLessThanOrEqual(held + Math.min(p.capMs, held));
+          expect(elapsed + d.delayMs).toBeLessThan(timeoutMs);
+        },
+      ),
+    );
   });
 
   it('treats a wait of 0 as no wait: the ordinary backoff', () => {

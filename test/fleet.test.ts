@@ -283,7 +283,7 @@ describe('the protection matrix', () => {
       name: 'recommended',
       policy: { jitter: 'full' },
       budget: true,
-      breaker: true,
+      breaker: false,
     });
   });
 });

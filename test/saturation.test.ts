@@ -282,100 +282,206 @@ describe('createRetryBudget: a 429 without a wait says the dependency is saturat
   });
 });
 
-describe('createRetryBudget: most attempts failing', () => {
-  it('once 85% of the last 3 s of attempts failed (4 at least), no failure gets a retry; later it does', async () => {
-    const budget = createRetryBudget();
-    const fast = failingAfter(1);
-    const runs = Array.from({ length: 4 }, () => settle(retry(fast.fn, { budget, maxAttempts: 3, baseMs: 50 })));
+describe('createRetryBudget: most attempts failing holds the retry', () => {
+  /** The sleeps `retry()` takes, from onRetry, for a call on `budget` against `fn`. */
+  const sleeps = (fn: () => Promise<string>, options: Parameters<typeof retry>[1]) => {
+    const delays: number[] = [];
+    const run = settle(retry(fn, { ...options, onRetry: ({ delayMs }) => void delays.push(delayMs) }));
+    return { delays, run };
+  };
+
+  it('once 85% of the last 3 s of attempts failed (4 at least), a retry waits as long as the trouble has lasted', async () => {
+    // random 0: the backoff is 0 and a hold of h sleeps exactly h. Each attempt fails after 1 ms. The 4th failure is
+    // the first with 4 known, all failed: the trouble starts then (a hold of 0); each later one waits its age.
+    const dead = failingAfter(1);
+    const { delays, run } = sleeps(dead.fn, { budget: createRetryBudget(), maxAttempts: 8, random: () => 0 });
     await fake.clock.runAllAsync();
-    // The first 3 failures were retried (fewer than 4 attempts known); from the 4th on, 85% of them had failed.
-    const reasons = runs.map((r) => (r.result.reason as RetryError).reason);
-    expect(reasons.every((r) => r === 'budget')).toBe(true);
-    expect(fast.calls()).toBe(4 + 3);
-    // 3 s later the window is empty again: a fast failure is retried.
-    fake.clock.tick(3_000);
-    const later = failingAfter(1, 1);
-    const ok = settle(retry(later.fn, { budget, maxAttempts: 2 }));
-    await fake.clock.runAllAsync();
-    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(delays).toEqual([0, 0, 0, 0, 1, 3, 7]);
+    expect((run.result.reason as RetryError).reason).toBe('attempts'); // maxAttempts still means what it says
+    expect(dead.calls()).toBe(8);
   });
 
-  it('a partial failure below the ratio keeps every retry: 1,000 concurrent calls, half failing, none refused', async () => {
+  it('the hold is spread as a Retry-After is: the age plus up to the same again, at most capMs', async () => {
+    const { delays } = sleeps(failingAfter(1).fn, {
+      budget: createRetryBudget(),
+      maxAttempts: 7,
+      random: () => 0.5,
+      baseMs: 2,
+      capMs: 2,
+    });
+    await fake.clock.runAllAsync();
+    // Backoffs of 1 ms (0.5 x 2) until the 4th failure at 7 ms; then ages 2 (at 9) -> 2 + 0.5 x 2 = 3 ms, and 6
+    // (at 13) -> 6 + 0.5 x min(capMs 2, 6) = 7 ms.
+    expect(delays).toEqual([1, 1, 1, 1, 3, 7]);
+  });
+
+  it('a success ends the trouble: the next failure is retried at its backoff, with no hold', async () => {
+    const budget = createRetryBudget();
+    const { delays } = sleeps(failingAfter(1).fn, { budget, maxAttempts: 7, random: () => 0 });
+    await fake.clock.runAllAsync();
+    expect(delays.at(-1)).toBeGreaterThan(0); // held
+    await retry(() => Promise.resolve('ok'), { budget });
+    fake.clock.tick(3_000); // the failures leave the window
+    const after = sleeps(failingAfter(1, 1).fn, { budget, maxAttempts: 2, random: () => 0 });
+    await fake.clock.runAllAsync();
+    expect(after.delays).toEqual([0]);
+    expect(after.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('a held call waits within its deadline: the hold is cut to half the time left; one over maxRetryAfterMs stops', async () => {
+    const past = sleeps(failingAfter(1).fn, {
+      budget: createRetryBudget(),
+      maxAttempts: 12,
+      random: () => 0,
+      timeoutMs: 100,
+    });
+    await fake.clock.runAllAsync();
+    // At 67 ms the trouble is 63 ms old, with 33 ms left: 16.5 ms (a timer of whole ms: the next attempt fails at
+    // 84 ms); 16 ms left: 8 ms. The 12th and last attempt starts at 92 ms, before the deadline, instead of the call
+    // giving up at 67 ms.
+    expect(past.delays).toEqual([0, 0, 0, 0, 1, 3, 7, 15, 31, 16.5, 8]);
+    expect((past.run.result.reason as RetryError).reason).toBe('attempts');
+    const long = sleeps(failingAfter(1).fn, {
+      budget: createRetryBudget(),
+      maxAttempts: 10,
+      random: () => 0,
+      maxRetryAfterMs: 5,
+    });
+    await fake.clock.runAllAsync();
+    expect(long.delays).toEqual([0, 0, 0, 0, 1, 3]); // a hold of 7 > 5
+    expect((long.run.result.reason as RetryError).reason).toBe('budget');
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
+  it("the seeds' blip: 1,000 calls through a 4 s outage of fast failures all come through, spread out", async () => {
+    const budget = createRetryBudget();
+    const until = performance.now() + 4_000;
+    const arrivals = new Map<number, number>(); // requests per 100 ms after the outage
+    let requests = 0;
+    const fn = () =>
+      new Promise<string>((resolve, reject) => {
+        requests++;
+        const t = performance.now();
+        if (t >= until) {
+          const w = Math.floor((t - until) / 100);
+          arrivals.set(w, (arrivals.get(w) ?? 0) + 1);
+        }
+        setTimeout(() => (t < until ? reject(transient()) : resolve('ok')), 10);
+      });
+    const runs = Array.from({ length: 1_000 }, () => settle(retry(fn, { budget, maxAttempts: 10 })));
+    await fake.clock.tickAsync(120_000);
+    expect(runs.filter((r) => r.result.status === 'fulfilled')).toHaveLength(1_000);
+    // Without the hold, the failure share refused every retry within the first 100 ms (0 of 1,000 came through).
+    expect(Math.max(...arrivals.values())).toBeLessThan(100); // under 1,000 a second in any 100 ms after it
+    expect(requests).toBeLessThan(10_000);
+  });
+
+  it('a partial failure below the ratio keeps every retry: 1,000 concurrent calls, half failing, none held', async () => {
     const budget = createRetryBudget();
     let n = 0;
     const half = () =>
       new Promise<string>((resolve, reject) => setTimeout(() => (n++ % 2 ? resolve('ok') : reject(transient())), 5));
-    const runs = Array.from({ length: 1_000 }, () => settle(retry(half, { budget, maxAttempts: 4 })));
+    const runs = Array.from({ length: 1_000 }, () =>
+      settle(retry(half, { budget, maxAttempts: 4, baseMs: 10, maxRetryAfterMs: 0.001 })),
+    );
     await fake.clock.tickAsync(60_000); // thousands of timers: more than runAllAsync's loop limit
+    // maxRetryAfterMs 0.001: any hold would have ended its call with 'budget'.
     const refused = runs.filter((r) => (r.result.reason as RetryError | undefined)?.reason === 'budget');
     expect(refused).toHaveLength(0);
     expect(runs.filter((r) => r.result.status === 'fulfilled').length).toBeGreaterThan(900);
   });
 
   it('one instance among many: each budget reads only its own attempts', async () => {
-    // A busy instance whose attempts all fail, and a quiet one that made one call: the busy one refuses, the quiet
-    // one retries its one fast failure, as a process of a fleet of 10,000 would.
+    // A busy instance whose attempts all fail holds its retries; a quiet one that made one call retries its one fast
+    // failure at its backoff, as a process of a fleet of 10,000 would.
     const busy = createRetryBudget();
     const quiet = createRetryBudget();
     const fast = failingAfter(1);
-    const runs = Array.from({ length: 20 }, () => settle(retry(fast.fn, { budget: busy, maxAttempts: 2 })));
+    const delays: number[] = [];
+    const runs = Array.from({ length: 20 }, () =>
+      settle(
+        retry(fast.fn, { budget: busy, maxAttempts: 3, random: () => 0, onRetry: (r) => void delays.push(r.delayMs) }),
+      ),
+    );
     await fake.clock.runAllAsync();
-    expect(runs.filter((r) => (r.result.reason as RetryError).reason === 'budget').length).toBeGreaterThan(10);
-    const lonely = failingAfter(1, 1);
-    const ok = settle(retry(lonely.fn, { budget: quiet, maxAttempts: 2 }));
+    expect(delays.filter((d) => d > 0).length).toBeGreaterThan(10); // held: every backoff is 0 with random 0
+    expect(runs.every((r) => r.result.status === 'rejected')).toBe(true);
+    const lonely = sleeps(failingAfter(1, 1).fn, { budget: quiet, maxAttempts: 2, random: () => 0 });
     await fake.clock.runAllAsync();
-    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(lonely.delays).toEqual([0]);
+    expect(lonely.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
   });
 
-  it('a quiet process (a call every 500 ms, each failing fast) stops retrying once 4 attempts in 3 s all failed', async () => {
-    const budget = createRetryBudget();
-    const fast = failingAfter(1);
-    const runs: ReturnType<typeof settle>[] = [];
-    for (let i = 0; i < 4; i++) {
-      runs.push(settle(retry(fast.fn, { budget, maxAttempts: 2, baseMs: 10 })));
-      await fake.clock.tickAsync(500);
-    }
-    // Calls 1 and 2 retried (1 and 3 attempts known when they failed); from the 4th attempt on, every one had failed.
-    expect(runs.map((r) => (r.result.reason as RetryError).reason)).toEqual([
-      'attempts',
-      'attempts',
-      'budget',
-      'budget',
-    ]);
-    expect(fast.calls()).toBe(6);
-  });
-
-  it('a lone call is never stopped by the failure share before its 4th attempt: maxAttempts 4 means 4', async () => {
-    const budget = createRetryBudget();
-    const dead = failingAfter(1);
-    const run = settle(retry(dead.fn, { budget, maxAttempts: 4 }));
+  it('a lone call is never held before its 4th attempt: the first 3 retries keep their backoff', async () => {
+    const { delays, run } = sleeps(failingAfter(1).fn, {
+      budget: createRetryBudget(),
+      maxAttempts: 5,
+      random: () => 0,
+    });
     await fake.clock.runAllAsync();
+    expect(delays).toEqual([0, 0, 0, 0]); // the 4th failure starts the trouble: a hold of 0
     expect((run.result.reason as RetryError).reason).toBe('attempts');
-    expect(dead.calls()).toBe(4);
-    const five = settle(retry(failingAfter(1).fn, { budget: createRetryBudget(), maxAttempts: 5 }));
-    await fake.clock.runAllAsync();
-    expect((five.result.reason as RetryError).reason).toBe('budget'); // 4 of 4 failed: the 5th is refused
   });
 
-  it('successes count: 10 successes then 1 fast failure is retried', async () => {
+  it('successes count: 10 successes then 1 fast failure is retried at its backoff', async () => {
     const budget = createRetryBudget();
     for (let i = 0; i < 10; i++) await retry(() => 'ok', { budget });
-    const f = failingAfter(1, 1);
-    const ok = settle(retry(f.fn, { budget, maxAttempts: 2 }));
+    const f = sleeps(failingAfter(1, 1).fn, { budget, maxAttempts: 2, random: () => 0 });
     await fake.clock.runAllAsync();
-    expect(ok.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(f.delays).toEqual([0]);
+    expect(f.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
   });
 
   it('minimumCalls: Infinity turns the rule off; failureRatio and failureWindowMs tune it', async () => {
-    const off = createRetryBudget({ minimumCalls: Infinity });
-    const fast = failingAfter(1);
-    const runs = Array.from({ length: 20 }, () => settle(retry(fast.fn, { budget: off, maxAttempts: 2 })));
+    const off = sleeps(failingAfter(1).fn, {
+      budget: createRetryBudget({ minimumCalls: Infinity }),
+      maxAttempts: 8,
+      random: () => 0,
+    });
     await fake.clock.runAllAsync();
-    expect(runs.every((r) => (r.result.reason as RetryError).reason === 'attempts')).toBe(true);
+    expect(off.delays).toEqual([0, 0, 0, 0, 0, 0, 0]);
     const strict = createRetryBudget({ failureRatio: 0.5, minimumCalls: 2, failureWindowMs: 100 });
-    const two = Array.from({ length: 2 }, () => settle(retry(failingAfter(1).fn, { budget: strict, maxAttempts: 2 })));
+    const two = sleeps(failingAfter(1).fn, { budget: strict, maxAttempts: 5, random: () => 0 });
     await fake.clock.runAllAsync();
-    expect(two.map((r) => (r.result.reason as RetryError).reason)).toEqual(['attempts', 'budget']);
+    expect(two.delays).toEqual([0, 0, 1, 3]); // the trouble starts at the 2nd failure
+  });
+
+  it('reset() forgets the trouble: the next failure starts a new one', async () => {
+    const budget = createRetryBudget();
+    await fake.clock.runAllAsync();
+    const first = sleeps(failingAfter(1).fn, { budget, maxAttempts: 6, random: () => 0 });
+    await fake.clock.runAllAsync();
+    expect(first.delays).toEqual([0, 0, 0, 0, 1]);
+    budget.reset();
+    const again = sleeps(failingAfter(1).fn, { budget, maxAttempts: 6, random: () => 0 });
+    await fake.clock.runAllAsync();
+    expect(again.delays).toEqual([0, 0, 0, 0, 1]); // not held by the age of the trouble before the reset
+  });
+
+  it('property: a held retry sleeps between the age of the trouble and twice it, never less than its backoff', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        fc.integer({ min: 5, max: 9 }),
+        async (r, attempts) => {
+          const budget = createRetryBudget();
+          const { delays } = sleeps(failingAfter(1).fn, {
+            budget,
+            maxAttempts: attempts,
+            random: () => r,
+            baseMs: 1,
+            capMs: 1,
+          });
+          await fake.clock.runAllAsync();
+          expect(delays).toHaveLength(attempts - 1);
+          for (const d of delays) expect(d).toBeGreaterThanOrEqual(r * 1 - 1e-9);
+          // After the trouble starts (the 4th failure), each sleep is in [age, 2 age]: it grows at most threefold.
+          for (let k = 5; k < delays.length; k++)
+            expect(delays[k] as number).toBeLessThanOrEqual(3 * ((delays[k - 1] as number) + 1) + 1e-9);
+        },
+      ),
+      { numRuns: 50 },
+    );
   });
 });
 

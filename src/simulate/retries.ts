@@ -110,7 +110,9 @@ export class ClientRetries {
     failure?: unknown,
   ): Decision {
     const took = queueingMs(attemptMs, false, failure, retryAfterMs);
-    const refusal = this.#passes[client]?.settle(FAILURE, undefined, took, allowedMs);
+    const verdict = this.#passes[client]?.settle(FAILURE, undefined, took, allowedMs);
+    // The budget may hold the retry (the dependency is down): a wait it names, which decide() takes as a server's.
+    const [refusal, held] = typeof verdict === 'number' ? [undefined, verdict] : [verdict, 0];
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;
@@ -118,7 +120,7 @@ export class ClientRetries {
     const d =
       this.#rule === 'floor-plus-backoff' && retryAfterMs !== undefined && retryAfterMs <= this.#policy.maxRetryAfterMs
         ? floorPlusBackoff(this.#policy, attempt, elapsedMs, retryAfterMs, previous)
-        : decide(this.#policy, attempt, elapsedMs, retryAfterMs, previous);
+        : decide(this.#policy, attempt, elapsedMs, retryAfterMs, previous, held);
     if (d.retry && refusal === undefined) {
       this.#previous[client] = d.backoffMs ?? Number.NaN;
       return d;
