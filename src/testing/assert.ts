@@ -93,14 +93,14 @@ export function problemsOf(report: HerdReport, options: NoHerdOptions = {}): { l
   const bar = minSuccess ?? Math.max(0, plain / s.clients - MARGIN);
   // In calls, rounded up, so that a bar of 90% of 200 callers is 180 calls whatever the floating point says.
   const least = Math.ceil(bar * s.clients - 1e-9);
-  const because = minSuccess === undefined ? `${MARGIN * 100} points under plain jittered retries` : 'minSuccess';
+  const because =
+    minSuccess === undefined ? `${MARGIN * 100} points under plain jittered retries` : `minSuccess ${minSuccess}`;
   for (const f of report.results) {
     if (f.succeeded >= least) continue;
     const why = reasons(f);
     goodput.push(
-      `${f.strategy}: ${f.succeeded} of ${s.clients} callers succeeded (${share(f.succeeded, s.clients)}), ${f.gaveUp} gave up${why ? ` (${why})` : ''}; ` +
-        `plain jittered retries (full jitter, ${PLAIN_RETRIES.maxAttempts} attempts, no budget or breaker) bring ${plain} (${share(plain, s.clients)}) through this herd ` +
-        `(allowed: at least ${least} (${share(least, s.clients)}), ${because})`,
+      `${f.strategy}: ${f.succeeded} of ${s.clients} callers succeeded (${share(f.succeeded, s.clients)}), at least ${least} (${share(least, s.clients)}) must (${because}); ${f.gaveUp} gave up${why ? `: ${why}` : ''}\n` +
+        `  plain jittered retries (full jitter, ${PLAIN_RETRIES.maxAttempts} attempts, no budget or breaker) bring ${plain} (${share(plain, s.clients)}) through this herd`,
     );
   }
   return { load, goodput };
