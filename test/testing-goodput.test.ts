@@ -128,6 +128,16 @@ describe('the goodput check is on by default', () => {
   });
 });
 
+describe('the failure names what the callers gave up with', () => {
+  it('when the report has it; a row without gaveUpWith (figures made by hand) gets the counts alone', () => {
+    const with_ = report({}, 0, { 'RetryError (budget)': 6, 'RetryError (circuit-open)': 194 });
+    expect(herdProblems(with_)[0]).toMatch(/; 200 gave up: 6 RetryError \(budget\), 194 RetryError \(circuit-open\)\n/);
+    const bare = report({}, 0);
+    const { gaveUpWith: _, ...row } = bare.results[0] as HerdReport['results'][0];
+    expect(herdProblems({ ...bare, results: [row as HerdReport['results'][0]] })[0]).toMatch(/; 200 gave up\n/);
+  });
+});
+
 describe('minSuccess is checked', () => {
   const r = report({}, 200);
   it.each([
