@@ -13,18 +13,27 @@ export function table(rows: readonly (readonly string[])[]): string {
     .join('\n');
 }
 
+/** `part / whole` as a percentage: whole, else to a tenth (199 of 200 is 99.5%, not 100%). */
+export function share(part: number, whole: number): string {
+  const p = (part * 100) / whole;
+  return `${Number.isInteger(p) ? p : p.toFixed(1)}%`;
+}
+
 /**
  * The outage figures, a row per strategy; with a `refused` column (calls a budget or breaker stopped, among those that
- * gave up) when a strategy refused any.
+ * gave up) when a strategy refused any. Given `clients`, an `ok/<clients>` column beside the peak: the calls that
+ * succeeded and their share (the goodput; herdless/testing's report shows it).
  */
-export function outageTable(results: readonly OutageFigures[], capacity: number): string {
+export function outageTable(results: readonly OutageFigures[], capacity: number, clients?: number): string {
   const refusing = results.some((r) => (r.refused ?? 0) > 0);
+  const ok = clients !== undefined;
   return table([
     [
       'strategy',
       'requests',
       'ampl.',
       `peak/${capacity}`,
+      ...(ok ? [`ok/${clients}`] : []),
       'last done',
       'gave up',
       ...(refusing ? ['refused'] : []),
@@ -36,6 +45,7 @@ export function outageTable(results: readonly OutageFigures[], capacity: number)
       String(r.requests),
       r.amplification.toFixed(2),
       `${r.peakAfterOutage} (${r.peakOverCapacity.toFixed(1)}x)`,
+      ...(ok ? [`${r.succeeded} (${share(r.succeeded, clients)})`] : []),
       formatMs(r.lastFinishMs),
       String(r.gaveUp),
       ...(refusing ? [String(r.refused ?? 0)] : []),

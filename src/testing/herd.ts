@@ -22,7 +22,7 @@ let running = false;
  * `fetch`, axios and got calls to `url` are routed to it too (the optional peer `@mswjs/interceptors` 0.41).
  *
  * Choose it to see, in a unit test, the shape of the load your retry code sends when a dependency fails for
- * everyone at once; pair it with {@link assertNoHerd}.
+ * everyone at once, and whether your calls still get through; pair it with {@link assertNoHerd}.
  *
  * @example
  * ```ts
@@ -30,7 +30,8 @@ let running = false;
  * import { assertNoHerd, herd } from 'herdless/testing';
  *
  * const report = await herd(({ url }) => retryingFetch({ maxAttempts: 10 })(url), { outageMs: 2_000 });
- * assertNoHerd(report); // throws with the chart when a window after the outage gets > 3x capacity
+ * assertNoHerd(report); // throws with the chart on a window over 3x capacity, or on fewer than 90% of callers
+ *                        // succeeding where plain jittered retries bring them all through (see minSuccess)
  * ```
  */
 export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<HerdReport> {

@@ -1,10 +1,12 @@
-import { herdProblems, type NoHerdOptions } from './assert';
+import { headline, type NoHerdOptions, problemsOf } from './assert';
 import { formatHerd, type HerdReport } from './report';
 
 /**
  * Matchers for vitest's (or Jest's) `expect.extend`: `expect(report).toStayUnderCapacity()`, with
- * {@link NoHerdOptions} as its argument. Its message prints the figures and the chart. It imports nothing from the
- * test runner; declare the type once in a setup file (see docs/testing-herd.md).
+ * {@link NoHerdOptions} as its argument: the checks of `assertNoHerd`, the goodput check included (on by default:
+ * code that stays under capacity by giving up on the calls fails it; `minSuccess: 0` turns it off). Its message
+ * prints the figures and the chart. It imports nothing from the test runner; declare the type once in a setup file
+ * (see docs/testing-herd.md).
  *
  * @example
  * ```ts
@@ -16,13 +18,14 @@ import { formatHerd, type HerdReport } from './report';
  */
 export const herdMatchers = {
   toStayUnderCapacity(received: HerdReport, options?: NoHerdOptions) {
-    const problems = herdProblems(received, options);
+    const problems = problemsOf(received, options);
+    const pass = problems.load.length + problems.goodput.length === 0;
     return {
-      pass: problems.length === 0,
+      pass,
       message: () =>
-        problems.length === 0
-          ? `expected the retries to herd the dependency, but they stayed under capacity:\n\n${formatHerd(received)}`
-          : `the retries herd the dependency:\n${problems.join('\n')}\n\n${formatHerd(received)}`,
+        pass
+          ? `expected the retries to herd the dependency or give up on calls, but they stayed under capacity and enough calls succeeded:\n\n${formatHerd(received)}`
+          : `${headline(problems)}:\n${[...problems.load, ...problems.goodput].join('\n')}\n\n${formatHerd(received)}`,
     };
   },
 };

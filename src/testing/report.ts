@@ -98,8 +98,8 @@ export function herdSvg(reports: HerdReport | readonly HerdReport[]): string {
 }
 
 /**
- * A report as text: the simulator's figures table, what the callers gave up with, and the chart. What
- * `assertNoHerd` prints when it fails.
+ * A report as text: the simulator's figures table with the goodput beside the peak (`ok/200`: the callers whose call
+ * succeeded, and their share), what the callers gave up with, and the chart. What `assertNoHerd` prints when it fails.
  */
 export function formatHerd(reports: HerdReport | readonly HerdReport[]): string {
   const all = list(reports);
@@ -115,7 +115,7 @@ export function formatHerd(reports: HerdReport | readonly HerdReport[]): string 
     );
   return [
     `herd: ${s.clients} callers; the dependency fails for ${s.outageMs} ms (${s.outageFailure}), then serves ${s.capacity} per ${s.capacityWindowMs} ms`,
-    outageTable(rows, s.capacity),
+    outageTable(rows, s.capacity, s.clients),
     ...gave,
     '',
     herdChart(all),
