@@ -12,7 +12,9 @@ import {
   givenUp,
   RetryError,
   type RetryEvent,
+  type RetryingFetchOptions,
   retryingFetch,
+  type SettleEvent,
 } from '../src/index';
 import { inTurn, reply, reset, serve } from './http-server';
 
@@ -250,12 +252,28 @@ describe('givenUp: whether herdless gave up, and why, for every outcome', () => 
     expect(givenUp(proxy)).toBeUndefined(); // never throws
   });
 
-  it('a POST sent once by rule is not given up on: its 503 says nothing of the policy', async () => {
-    const server = await serve(reply(503));
-    const res = await retryingFetch(quick)(server.url, { method: 'POST' });
-    expect(res.status).toBe(503);
-    expect(givenUp(res)).toBeUndefined();
-    expect(server.seen).toHaveLength(1);
+  it('a POST sent once by rule: given up after its one attempt, the reason onSettle is told (issue 30)', async () => {
+    /** One POST through a fresh retryingFetch: what givenUp says of its outcome, and what onSettle was told. */
+    const post = async (handler: Parameters<typeof serve>[0], options: RetryingFetchOptions = quick) => {
+      const server = await serve(handler);
+      const told: SettleEvent[] = [];
+      const outcome = await retryingFetch({ ...options, onSettle: (e) => void told.push(e) })(server.url, {
+        method: 'POST',
+      }).catch((e: unknown) => e);
+      expect(server.seen).toHaveLength(1);
+      expect(told).toHaveLength(1);
+      return [givenUp(outcome), told[0]?.reason, (outcome as Response).status];
+    };
+    // A 503 resolves (before: givenUp undefined while onSettle said 'attempts'); a reset rejects with a RetryError.
+    expect(await post(reply(503))).toEqual(['attempts', 'attempts', 503]);
+    expect(await post(reset)).toEqual(['attempts', 'attempts', undefined]);
+    // Stopped first by the server's wait or the deadline: that reason, in both.
+    expect(await post(reply(429, { 'Retry-After': '120' }))).toEqual(['retry-after', 'retry-after', 429]);
+    const late = { baseMs: 5_000, capMs: 5_000, jitter: 'none', timeoutMs: 2_000 } as const;
+    expect(await post(reply(503), late)).toEqual(['timeout', 'timeout', 503]);
+    // Not given up: a status that is not retried, a success.
+    expect(await post(reply(404))).toEqual([undefined, undefined, 404]);
+    expect(await post(reply(201))).toEqual([undefined, undefined, 201]);
   });
 
   it('two 503s then a network failure: the RetryError holds only the failure, the hooks see Responses', async () => {

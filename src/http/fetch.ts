@@ -118,8 +118,11 @@ class Retried {
   constructor(readonly response: Response) {}
 }
 
-/** The stop reason of each Response that retryingFetch gave up on (a retried status that outlasted the policy). */
-const stops = /* @__PURE__ */ new WeakMap<object, StopReason>();
+/**
+ * The stop reason of each Response that retryingFetch gave up on: a retried status that outlasted the policy, or that
+ * a request sent once by rule got.
+ */
+const stops = /* @__PURE__ */ new WeakMap<object, StopReason | undefined>();
 
 /**
  * Whether herdless gave up on a call, and why: the {@link StopReason} for
@@ -127,6 +130,10 @@ const stops = /* @__PURE__ */ new WeakMap<object, StopReason>();
  *   deadline's `'timeout'`, a `Retry-After` over `maxRetryAfterMs`'s `'retry-after'`, `'budget'`, `'circuit-open'`),
  * - a {@link RetryError} (network failures that outlasted the policy: its `reason`),
  * - a `CircuitOpenError` (the breaker was open before the first attempt): `'circuit-open'`;
+ *
+ * A request sent once by rule (a `POST` without an idempotency key) that got a retried status (a 503) or failed on the
+ * network is given up on after its one attempt: `'attempts'`, as `maxAttempts: 1` would say (`'timeout'` or
+ * `'retry-after'` when the deadline or the server's wait stopped it first), the same reason `onSettle` is told.
  *
  * `undefined` for every other outcome: a success, a status that is not retried (a 404, returned at once), a
  * permanent error, the caller's abort. Works on what a `retryingFetch` call resolves or rejects with, and on what
@@ -419,7 +426,6 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
         }
         // A retried status is no error: out of `errors`, as retry() leaves out a retried result.
         else (outcome as { errors: readonly unknown[] }).errors = outcome.errors.filter((e) => !(e instanceof Retried));
-        if (cause instanceof Retried && once === undefined) stops.set(cause.response, reason);
       } else if (error instanceof Once) {
         reason = 'attempts'; // sent once: it stopped on its first answer
         if (!(outcome instanceof Retried)) {
@@ -448,6 +454,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
         throw outcome;
       }
       response = outcome.response; // the last attempt's: never discarded, whatever its status
+      stops.set(response, reason); // for givenUp(), as onSettle is told below
     } finally {
       release();
     }
