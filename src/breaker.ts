@@ -181,7 +181,9 @@ export interface CircuitBreaker extends Guard {
 
 /**
  * What `retry()` rejects with when its breaker is open at its first attempt (without calling `fn`). Permanent for the
- * default `isTransient`, so an outer retry does not hammer an open breaker.
+ * default `isTransient`, so an outer retry does not hammer an open breaker. `instanceof CircuitOpenError` holds for
+ * one from either build of herdless (ESM or CJS, both loaded in one process), as for `RetryError`, so the by-hand
+ * guard `if (permit instanceof CircuitOpenError) throw permit` works whichever build made the breaker.
  */
 export class CircuitOpenError extends Error {
   override readonly name = 'CircuitOpenError';
@@ -206,6 +208,27 @@ export class CircuitOpenError extends Error {
           : `herdless: circuit open, next probe in ${Math.ceil(remainingMs)} ms`,
     );
     this.remainingMs = remainingMs;
+  }
+
+  /**
+   * The brand shared by both builds (ESM and CJS), on the prototype: a namespaced string key, as RetryError's (see
+   * errors.ts, whose check this repeats here so that the class stays self-contained: `{ retry }` alone does not grow).
+   */
+  // Stryker disable next-line StringLiteral: as RetryError's brand, a key Stryker cannot mutate.
+  get 'herdless.CircuitOpenError'(): true {
+    return true;
+  }
+
+  /** True for a CircuitOpenError of this build or of the other one (ESM or CJS); subclasses check as usual. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    const brand = 'herdless.CircuitOpenError';
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
+    if (!Object.hasOwn(this.prototype, brand)) return Function.prototype[Symbol.hasInstance].call(this, value);
+    try {
+      return typeof value === 'object' && value !== null && (value as Record<string, unknown>)[brand] === true;
+    } catch {
+      return false; // a revoked Proxy, a throwing getter
+    }
   }
 }
 

@@ -1,7 +1,15 @@
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getStatus, isNetworkError, isThrottled, isTransient, isTransientStatus, RetryError } from '../src/index';
+import {
+  CircuitOpenError,
+  getStatus,
+  isNetworkError,
+  isThrottled,
+  isTransient,
+  isTransientStatus,
+  RetryError,
+} from '../src/index';
 
 describe('getStatus', () => {
   it.each([
@@ -184,6 +192,27 @@ describe('RetryError', () => {
     expect(RetryError[Symbol.hasInstance](proxy)).toBe(false);
     expect(RetryError[Symbol.hasInstance](throwing)).toBe(false);
     expect(RetryError[Symbol.hasInstance](null)).toBe(false);
+  });
+
+  it('instanceof: by brand for CircuitOpenError too (issue 30), as usual for subclasses; never throws', () => {
+    const brand = 'herdless.CircuitOpenError';
+    const otherBuild = Object.create(null, { [brand]: { get: () => true } }) as object; // as the other build's
+    expect(otherBuild instanceof CircuitOpenError).toBe(true);
+    expect(otherBuild instanceof RetryError).toBe(false); // each class its own brand
+    expect(
+      new RetryError({ reason: 'attempts', errors: [1], attempts: 1, elapsedMs: 0 }) instanceof CircuitOpenError,
+    ).toBe(false);
+    expect({ [brand]: 'yes' } instanceof CircuitOpenError).toBe(false);
+    expect({ name: 'CircuitOpenError' } instanceof CircuitOpenError).toBe(false);
+    class Sub extends CircuitOpenError {}
+    expect(new Sub(1) instanceof Sub).toBe(true);
+    expect(new Sub(1) instanceof CircuitOpenError).toBe(true);
+    expect(new CircuitOpenError(1) instanceof Sub).toBe(false);
+    expect(otherBuild instanceof Sub).toBe(false);
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(CircuitOpenError[Symbol.hasInstance](proxy)).toBe(false);
+    expect(CircuitOpenError[Symbol.hasInstance](undefined)).toBe(false);
   });
 
   it('a message getter that throws, or a null cause, falls back to the text of the cause', () => {

@@ -61,4 +61,55 @@ describe('ESM and CJS builds loaded side by side', () => {
     expect(outcome).toBe(err);
     expect(calls).toBe(1);
   });
+
+  it('instanceof CircuitOpenError holds across them, both ways, for an open breaker and a rejected call', async () => {
+    expect(esm.CircuitOpenError).not.toBe(cjs.CircuitOpenError);
+    for (const [from, to] of [
+      [cjs, esm],
+      [esm, cjs],
+    ] as const) {
+      const breaker = from.createCircuitBreaker();
+      expect(breaker.admit()).not.toBeInstanceOf(to.CircuitOpenError); // a permit is not one
+      breaker.isolate();
+      expect(breaker.admit()).toBeInstanceOf(to.CircuitOpenError);
+      const rejected = await from.retry(() => 'never', { breaker }).catch((e: unknown) => e);
+      expect(rejected).toBeInstanceOf(to.CircuitOpenError);
+      expect(to.isTransient(rejected)).toBe(false);
+    }
+    expect(new Error('x') instanceof esm.CircuitOpenError).toBe(false);
+    expect({ name: 'CircuitOpenError' } instanceof cjs.CircuitOpenError).toBe(false);
+  });
+
+  it("the documented by-hand guard, with the other build's class, fails fast instead of running the work", async () => {
+    const breaker = cjs.createCircuitBreaker(); // made by a dependency that requires herdless
+    breaker.isolate();
+    const { CircuitOpenError } = esm; // the app's import
+    let ran = 0;
+    const guarded = async () => {
+      const permit = breaker.admit();
+      if (permit instanceof CircuitOpenError) throw permit;
+      try {
+        const value = await Promise.resolve(++ran);
+        permit.recordSuccess(); // before: not a function (nor recordFailure, below), after running the work
+        return value;
+      } catch (error) {
+        permit.recordFailure();
+        throw error;
+      }
+    };
+    await expect(guarded()).rejects.toMatchObject({ name: 'CircuitOpenError', remainingMs: Number.POSITIVE_INFINITY });
+    expect(ran).toBe(0);
+  });
+
+  it('CircuitOpenError: subclasses check as usual; prints as CircuitOpenError in both builds', async () => {
+    const { inspect } = await import('node:util');
+    for (const lib of [esm, cjs]) {
+      class Mine extends lib.CircuitOpenError {}
+      expect(new Mine(1)).toBeInstanceOf(Mine);
+      expect(new Mine(1)).toBeInstanceOf(esm.CircuitOpenError);
+      expect(new lib.CircuitOpenError(1) instanceof Mine).toBe(false);
+      expect(inspect(new lib.CircuitOpenError(1))).toMatch(/^CircuitOpenError: herdless: circuit open/);
+      expect(Object.keys(new lib.CircuitOpenError(1))).toEqual(['name', 'remainingMs']); // the brand is not own
+    }
+  });
 });

@@ -12,7 +12,9 @@ import {
   givenUp,
   RetryError,
   type RetryEvent,
+  type RetryingFetchOptions,
   retryingFetch,
+  type SettleEvent,
 } from '../src/index';
 import { inTurn, reply, reset, serve } from './http-server';
 
@@ -250,12 +252,28 @@ describe('givenUp: whether herdless gave up, and why, for every outcome', () => 
     expect(givenUp(proxy)).toBeUndefined(); // never throws
   });
 
-  it('a POST sent once by rule is not given up on: its 503 says nothing of the policy', async () => {
-    const server = await serve(reply(503));
-    const res = await retryingFetch(quick)(server.url, { method: 'POST' });
-    expect(res.status).toBe(503);
-    expect(givenUp(res)).toBeUndefined();
-    expect(server.seen).toHaveLength(1);
+  it('a POST sent once by rule: given up after its one attempt, the reason onSettle is told (issue 30)', async () => {
+    /** One POST through a fresh retryingFetch: what givenUp says of its outcome, and what onSettle was told. */
+    const post = async (handler: Parameters<typeof serve>[0], options: RetryingFetchOptions = quick) => {
+      const server = await serve(handler);
+      const told: SettleEvent[] = [];
+      const outcome = await retryingFetch({ ...options, onSettle: (e) => void told.push(e) })(server.url, {
+        method: 'POST',
+      }).catch((e: unknown) => e);
+      expect(server.seen).toHaveLength(1);
+      expect(told).toHaveLength(1);
+      return [givenUp(outcome), told[0]?.reason, (outcome as Response).status];
+    };
+    // A 503 resolves (before: givenUp undefined while onSettle said 'attempts'); a reset rejects with a RetryError.
+    expect(await post(reply(503))).toEqual(['attempts', 'attempts', 503]);
+    expect(await post(reset)).toEqual(['attempts', 'attempts', undefined]);
+    // Stopped first by the server's wait or the deadline: that reason, in both.
+    expect(await post(reply(429, { 'Retry-After': '120' }))).toEqual(['retry-after', 'retry-after', 429]);
+    const late = { baseMs: 5_000, capMs: 5_000, jitter: 'none', timeoutMs: 2_000 } as const;
+    expect(await post(reply(503), late)).toEqual(['timeout', 'timeout', 503]);
+    // Not given up: a status that is not retried, a success.
+    expect(await post(reply(404))).toEqual([undefined, undefined, 404]);
+    expect(await post(reply(201))).toEqual([undefined, undefined, 201]);
   });
 
   it('two 503s then a network failure: the RetryError holds only the failure, the hooks see Responses', async () => {
@@ -294,7 +312,7 @@ describe('givenUp: whether herdless gave up, and why, for every outcome', () => 
 });
 
 describe('a POST without a key is retried only when it provably never left', () => {
-  it('a refused connection (ECONNREFUSED): retried, then the server that came up gets it once', async () => {
+  it('a refused connection (ECONNREFUSED) with redirects off: retried, then the server that came up gets it once', async () => {
     const port = await freePort();
     const net = await import('node:http');
     const bodies: string[] = [];
@@ -313,7 +331,7 @@ describe('a POST without a key is retried only when it provably never left', () 
         // The server comes up between attempt 1 (refused) and attempt 2.
         onRetry: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
       });
-      const res = await send(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'order' });
+      const res = await send(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'order', redirect: 'error' });
       expect(await res.text()).toBe('created');
       expect(bodies).toEqual(['order']);
     } finally {
@@ -322,12 +340,12 @@ describe('a POST without a key is retried only when it provably never left', () 
     }
   });
 
-  it('refused every time: a RetryError after every attempt the policy allows', async () => {
+  it("refused every time, redirect: 'manual': a RetryError after every attempt the policy allows", async () => {
     const port = await freePort();
     const failures: FailureEvent[] = [];
     const error = await retryingFetch({ ...quick, maxAttempts: 3, onFailure: (e) => void failures.push(e) })(
       `http://127.0.0.1:${port}/`,
-      { method: 'POST', body: 'x' },
+      { method: 'POST', body: 'x', redirect: 'manual' },
     ).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 3 });
     expect((error as Error).message).toContain('(ECONNREFUSED)');
@@ -335,12 +353,12 @@ describe('a POST without a key is retried only when it provably never left', () 
   });
 
   it.each(['ENOTFOUND', 'EAI_AGAIN'])(
-    'a host name that did not resolve (%s, through undici): retried',
+    "a host name that did not resolve (%s, through undici), redirect: 'error': retried",
     async (code) => {
       const dispatcher = unresolved(code);
       const error = await retryingFetch({ ...quick, maxAttempts: 3, fetch: undici.fetch as never })(
         'http://api.example.invalid/',
-        { method: 'POST', body: 'x', dispatcher } as never,
+        { method: 'POST', body: 'x', redirect: 'error', dispatcher } as never,
       ).catch((e: unknown) => e);
       expect(error).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 3 });
       expect((error as RetryError).errors.map((e) => (e as { cause: { code: string } }).cause.code)).toEqual([
@@ -393,9 +411,10 @@ describe('a POST without a key is retried only when it provably never left', () 
       calls++;
       throw new TypeError('fetch failed', { cause: { code: calls === 1 ? 'ECONNREFUSED' : 'ECONNRESET' } });
     };
-    const error = await retryingFetch({ ...quick, fetch })('http://127.0.0.1:1/', { method: 'POST' }).catch(
-      (e: unknown) => e,
-    );
+    const error = await retryingFetch({ ...quick, fetch })('http://127.0.0.1:1/', {
+      method: 'POST',
+      redirect: 'error',
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 2 });
     expect((error as RetryError).errors).toHaveLength(2);
     expect(calls).toBe(2);
@@ -416,6 +435,110 @@ describe('a POST without a key is retried only when it provably never left', () 
     } as RequestInit).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'RetryError', attempts: 1 });
     expect((error as Error).message).toContain('a stream body is sent once');
+  });
+});
+
+describe('a refusal is proof only of the first hop: not while fetch follows redirects (issue 30)', () => {
+  /** A node:http server that answers every request with `status` and a Location. */
+  const redirecting = (status: number, location: string) => serve(reply(status, { location }));
+  const posts = (server: { seen: { method: string }[] }) => server.seen.filter((s) => s.method === 'POST').length;
+
+  it('a POST answered 303 to a closed port is sent once, with global fetch (undici): the server processed it', async () => {
+    const closed = await freePort();
+    const server = await redirecting(303, `http://127.0.0.1:${closed}/done`);
+    const failures: FailureEvent[] = [];
+    const error = await retryingFetch({ ...quick, maxAttempts: 3, onFailure: (e) => void failures.push(e) })(
+      server.url,
+      { method: 'POST', body: 'order' },
+    ).catch((e: unknown) => e);
+    expect(posts(server)).toBe(1); // before: 3, the order placed three times
+    expect(error).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 1 });
+    expect((error as RetryError).cause).toMatchObject({ cause: { code: 'ECONNREFUSED', port: closed } });
+    expect((error as Error).message).toContain('POST is sent once without an Idempotency-Key header');
+    expect((error as Error).message).toContain(
+      "a refusal proves nothing while fetch follows redirects (redirect: 'error'",
+    );
+    expect(failures.map((e) => e.attemptsLeft)).toEqual([0]);
+  });
+
+  it('nor a 307, whose target gets the POST again, nor a host that does not resolve after the redirect', async () => {
+    const closed = await freePort();
+    const server = await redirecting(307, `http://127.0.0.1:${closed}/done`);
+    const refused = await retryingFetch({ ...quick, fetch: undici.fetch as never })(server.url, {
+      method: 'POST',
+      body: 'order',
+    }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'RetryError', attempts: 1 });
+    // Its lookup fails every host name; an IP literal (the first hop, 127.0.0.1) is connected to without one.
+    const dispatcher = unresolved('EAI_AGAIN');
+    const unresolvedHost = await redirecting(303, 'http://api.example.invalid/done');
+    const lost = await retryingFetch({ ...quick, fetch: undici.fetch as never })(unresolvedHost.url, {
+      method: 'POST',
+      dispatcher,
+    } as never).catch((e: unknown) => e);
+    expect(lost).toMatchObject({ name: 'RetryError', attempts: 1 });
+    expect((lost as RetryError).cause).toMatchObject({ cause: { code: 'EAI_AGAIN' } });
+    expect(posts(server) + posts(unresolvedHost)).toBe(2); // before: 3 + 3
+    await dispatcher.close();
+  });
+
+  it('nor a redirect to the same origin (Post/Redirect/Get) whose server went down after answering', async () => {
+    // The error names the first hop's address and port: only the absence of redirects proves it was the first hop.
+    const { createServer: createHttp } = await import('node:http');
+    let posted = 0;
+    const server = createHttp((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        posted++;
+        server.close(); // stops listening: the redirect's new connection is refused
+        res.writeHead(303, { location: '/orders/1', connection: 'close' });
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const error = await retryingFetch(quick)(`http://127.0.0.1:${port}/orders`, { method: 'POST' }).catch(
+        (e: unknown) => e,
+      );
+      expect((error as RetryError).cause).toMatchObject({
+        cause: { code: 'ECONNREFUSED', address: '127.0.0.1', port },
+      });
+      expect(error).toMatchObject({ name: 'RetryError', attempts: 1 });
+      expect(posted).toBe(1);
+    } finally {
+      server.closeAllConnections();
+    }
+  });
+
+  it("redirect: 'error' or 'manual', on init or on the Request, makes a refusal proof; init's wins", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/`;
+    const send = retryingFetch({ ...quick, maxAttempts: 2 });
+    const attempts = async (input: string | Request, init?: RequestInit) =>
+      ((await send(input, init).catch((e: unknown) => e)) as RetryError).attempts;
+    expect(await attempts(url, { method: 'POST', redirect: 'error' })).toBe(2);
+    expect(await attempts(new Request(url, { method: 'POST', redirect: 'manual' }))).toBe(2);
+    expect(await attempts(new Request(url, { method: 'POST', redirect: 'manual' }), { redirect: 'follow' })).toBe(1);
+    expect(await attempts(url, { method: 'POST' })).toBe(1); // the default follows redirects: sent once
+    expect(await attempts(url, { method: 'POST', redirect: 'follow' })).toBe(1);
+    expect(await attempts(url)).toBe(2); // a GET is retried whatever the redirects
+  });
+
+  it("with redirect: 'error' a redirect is no refusal: the processed POST is sent once", async () => {
+    const closed = await freePort();
+    const server = await redirecting(303, `http://127.0.0.1:${closed}/done`);
+    const error = await retryingFetch(quick)(server.url, { method: 'POST', redirect: 'error' }).catch((e) => e);
+    expect(error).toMatchObject({ name: 'RetryError', attempts: 1 });
+    expect((error as Error).message).not.toContain('a refusal proves nothing');
+    expect(posts(server)).toBe(1);
+  });
+
+  it("with redirect: 'manual' the 303 is the answer, sent once and not retried", async () => {
+    const server = await redirecting(303, 'http://127.0.0.1:1/done');
+    const res = await retryingFetch(quick)(server.url, { method: 'POST', redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(posts(server)).toBe(1);
   });
 });
 

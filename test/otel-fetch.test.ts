@@ -87,7 +87,7 @@ describe('telemetryFetch: retryingFetch with telemetry, against a real server', 
     const server = await serve(reply(503, { 'retry-after': '120' })); // over maxRetryAfterMs (60 s)
     const purge = telemetryFetch({ baseMs: 0 }, { name: 'api', meterProvider: otel.meterProvider });
     const res = await purge(server.url, { method: 'PURGE' }); // not idempotent: sent once
-    expect([res.status, givenUp(res)]).toEqual([503, undefined]);
+    expect([res.status, givenUp(res)]).toEqual([503, 'retry-after']); // the reason counted (issue 30: was undefined)
     const m = await otel.collect();
     expect(m[names.GIVE_UPS]?.points).toEqual([
       { attributes: { ...A, 'http.request.method': '_OTHER', 'herdless.give_up.reason': 'retry-after' }, value: 1 },

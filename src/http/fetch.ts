@@ -33,7 +33,8 @@ export interface RetryingFetchOptions extends Omit<RetryOptions<Response>, 'shou
   /**
    * The methods retried, any case. Default: the idempotent ones, `GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE`, `TRACE`.
    * Any other method (`POST`, `PATCH`) is sent once, unless the request carries an idempotency key or the failure
-   * proves nothing was sent (a refused connection, a host name that did not resolve: see {@link retryingFetch}).
+   * proves nothing was sent (a refused connection, a host name that did not resolve, with `redirect: 'error'` or
+   * `'manual'`: see {@link retryingFetch}).
    */
   readonly methods?: readonly string[] | undefined;
   /** The response statuses retried. Default: `408`, `425`, `429`, `500`, `502`, `503`, `504`. */
@@ -69,7 +70,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /**
  * The failures that prove a request never left: the connection was refused (`ECONNREFUSED`), or the host name did not
  * resolve (`ENOTFOUND`, `EAI_AGAIN`), on the error or in its `cause` chain (fetch's `TypeError: fetch failed` holds
- * the code in `cause`). Not a timeout, a reset or a closed socket: the request may have reached the server.
+ * the code in `cause`). Not a timeout, a reset or a closed socket: the request may have reached the server. Proof only
+ * when fetch does not follow redirects: else the refusal may be a later hop's, after the first was processed.
  */
 const NEVER_SENT = /* @__PURE__ */ new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 /** How deep {@link neverSent} follows `cause`, as the classifier does. */
@@ -116,8 +118,11 @@ class Retried {
   constructor(readonly response: Response) {}
 }
 
-/** The stop reason of each Response that retryingFetch gave up on (a retried status that outlasted the policy). */
-const stops = /* @__PURE__ */ new WeakMap<object, StopReason>();
+/**
+ * The stop reason of each Response that retryingFetch gave up on: a retried status that outlasted the policy, or that
+ * a request sent once by rule got.
+ */
+const stops = /* @__PURE__ */ new WeakMap<object, StopReason | undefined>();
 
 /**
  * Whether herdless gave up on a call, and why: the {@link StopReason} for
@@ -125,6 +130,10 @@ const stops = /* @__PURE__ */ new WeakMap<object, StopReason>();
  *   deadline's `'timeout'`, a `Retry-After` over `maxRetryAfterMs`'s `'retry-after'`, `'budget'`, `'circuit-open'`),
  * - a {@link RetryError} (network failures that outlasted the policy: its `reason`),
  * - a `CircuitOpenError` (the breaker was open before the first attempt): `'circuit-open'`;
+ *
+ * A request sent once by rule (a `POST` without an idempotency key) that got a retried status (a 503) or failed on the
+ * network is given up on after its one attempt: `'attempts'`, as `maxAttempts: 1` would say (`'timeout'` or
+ * `'retry-after'` when the deadline or the server's wait stopped it first), the same reason `onSettle` is told.
  *
  * `undefined` for every other outcome: a success, a status that is not retried (a 404, returned at once), a
  * permanent error, the caller's abort. Works on what a `retryingFetch` call resolves or rejects with, and on what
@@ -222,10 +231,13 @@ class Once {
  * - A network failure is retried (see `isTransient`); one that outlasts the policy rejects with a `RetryError`. A
  *   permanent error (a bad URL's TypeError) rejects at once.
  * - Only the methods in `methods` are retried, and any request carrying an idempotency key (see `idempotencyKey`).
- *   Any other request (a `POST` without a key) is sent once, unless its failure proves it never left: a refused
- *   connection (`ECONNREFUSED`) or a host name that did not resolve (`ENOTFOUND`, `EAI_AGAIN`) is retried as usual;
- *   a timeout, a reset or any other failure, and any status, is not. A request whose body is a stream is sent once,
- *   whatever the failure. A failure not retried for these reasons rejects with a `RetryError` whose message says why.
+ *   Any other request (a `POST` without a key) is sent once, unless its failure proves it never left: with
+ *   `redirect: 'error'` or `'manual'` (on `init` or the `Request`), a refused connection (`ECONNREFUSED`) or a host
+ *   name that did not resolve (`ENOTFOUND`, `EAI_AGAIN`) is retried as usual. While fetch follows redirects (the
+ *   default) a refusal proves nothing: it may be a later hop's (a 303 to a server that is down) after the first one
+ *   was processed, and the error does not say which hop it was. A timeout, a reset or any other failure, and any
+ *   status, is never proof. A request whose body is a stream is sent once, whatever the failure. A failure not
+ *   retried for these reasons rejects with a `RetryError` whose message says why.
  * - Bodies are re-sent byte for byte (a string, ArrayBuffer, typed array, Blob, URLSearchParams or FormData is read
  *   again by fetch); a `Request` input, of any fetch implementation, is cloned for each attempt and its method read.
  * - `init.signal` (or the Request's signal) is your abort, as is the `signal` option; each attempt gets its own signal,
@@ -298,6 +310,11 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
     let headers: Headers | undefined; // this call's headers, when a key is added to them
     let once: string | undefined; // why this call is sent once
     let stream = false; // ...and whether that is for its stream body (then whatever the failure)
+    // Whether fetch follows redirects (the default): then a refusal may be a later hop's, the first one processed (a
+    // 303 to a server that is down), and proves nothing. The error does not say which hop it was: an address names no
+    // hop, and a redirect to the same origin (Post/Redirect/Get) has the first hop's.
+    const redirect = init?.redirect ?? request?.redirect;
+    const follows = redirect !== 'manual' && redirect !== 'error';
     if (isStream(init?.body)) {
       once = 'a stream body is sent once, not retried';
       stream = true;
@@ -350,8 +367,15 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
     };
     const [signal, release] = both(policy.signal, init?.signal ?? request?.signal);
     const errors = new ErrorLog(); // a call sent once: its failures, for the RetryError that says why (bounded)
+    /** A refusal (see {@link NEVER_SENT}) of a call that may otherwise retry: proof unless redirects are followed. */
+    const refused = (error: unknown) => !stream && neverSent(error);
     /** Whether a call sent once may retry after this failure: only one that proves nothing was sent. */
-    const mayRetry = (error: unknown) => !stream && neverSent(error);
+    const mayRetry = (error: unknown) => !follows && refused(error);
+    /** Why a call sent once was not retried after this failure: a refusal under redirects says how to make it proof. */
+    const why = (error: unknown) =>
+      follows && refused(error)
+        ? `${once}; a refusal proves nothing while fetch follows redirects (redirect: 'error' makes it proof)`
+        : once;
     let response: Response;
     let inner: SettleEvent | undefined; // the inner retry()'s end: its attempts and time, for onSettle
     let reason: StopReason | undefined; // why a call that resolves with a retried status stopped
@@ -392,11 +416,16 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
         if (sentOnce) reason = 'attempts';
         if (cause instanceof Retried) outcome = cause;
         else if (sentOnce) {
-          outcome = new RetryError({ reason: 'attempts', errors: errors.toArray(), attempts, elapsedMs, detail: once });
+          outcome = new RetryError({
+            reason: 'attempts',
+            errors: errors.toArray(),
+            attempts,
+            elapsedMs,
+            detail: why(cause),
+          });
         }
         // A retried status is no error: out of `errors`, as retry() leaves out a retried result.
         else (outcome as { errors: readonly unknown[] }).errors = outcome.errors.filter((e) => !(e instanceof Retried));
-        if (cause instanceof Retried && once === undefined) stops.set(cause.response, reason);
       } else if (error instanceof Once) {
         reason = 'attempts'; // sent once: it stopped on its first answer
         if (!(outcome instanceof Retried)) {
@@ -406,7 +435,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
             errors: errors.toArray(),
             attempts: attempt,
             elapsedMs,
-            detail: once,
+            detail: why(outcome),
           });
         }
       }
@@ -425,6 +454,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
         throw outcome;
       }
       response = outcome.response; // the last attempt's: never discarded, whatever its status
+      stops.set(response, reason); // for givenUp(), as onSettle is told below
     } finally {
       release();
     }
