@@ -48,8 +48,8 @@ console.log(
     `queue limit.\nEach call: ${seconds(s.attemptTimeoutMs)} attempt timeout, ${s.maxAttempts} attempts. The lanes ` +
     `of an act run at once, each with its own server\nand the same arrivals:\n` +
     `  naive loop: try, wait ${seconds(s.fixedDelayMs)}, try again; no-retries: one attempt; plain: retry() with ` +
-    'full jitter;\n  recommended: what the README recommends, retry() with full jitter, createRetryBudget(), ' +
-    'createCircuitBreaker()\n  and the attempt timeout.\n',
+    'full jitter;\n  recommended: what the README recommends, retry() with full jitter, one createRetryBudget() ' +
+    'and the attempt\n  timeout (no breaker: judged on drawn troubles, one cost recovery and gained nothing).\n',
 );
 
 /** What an act is, in a line or two. */

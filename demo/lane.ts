@@ -75,7 +75,7 @@ export function laneTitle(s: DemoSettings, lane: LaneName): string {
 /**
  * The `retry()` options of a preset's lane (`no-retries`, `plain` or `recommended`): the act's attempts and attempt
  * timeout, then exactly the simulator's preset (its `protectedPolicy`: the preset's backoff and, for `recommended`, a
- * fresh `createRetryBudget()` and `createCircuitBreaker()` with the library's defaults, on the clock `now`). So the
+ * fresh `createRetryBudget()` with the library's defaults, on the clock `now`). So the
  * `recommended` lane is the setup the README recommends, and the one `herdless simulate` runs, by construction.
  */
 export function laneOptions(s: DemoSettings, lane: PresetName, now: () => number): RetryOptions {

@@ -49,9 +49,8 @@ export type DemoSettings = Required<DemoOptions>;
  * stays as it is. The attempt timeout and the server's speed: how often a request waits longer than its attempt
  * timeout, or than half of it (which the budget calls slow), is set by their ratio, so a shorter timeout would tell
  * another story (at 50% load with retries, the server is 87% busy; with a 500 ms timeout 1 attempt in 20 then times
- * out, and plain retries collapse it). The slowdown: the protections keep the library's defaults (they are the
- * recommended setup), and the breaker's 10 s window and 5 s break are not shorter in a shorter run (after a 2 s
- * slowdown it opened as the server had nearly drained its queue, and held it closed to calls past the run's end).
+ * out, and plain retries collapse it). The slowdown: the budget keeps the library's defaults (it is the recommended
+ * setup), and its 3 s window is not shorter in a shorter run.
  */
 export const QUICK: DemoOptions = {
   afterMs: 13_000,

@@ -105,7 +105,7 @@ describe('exploreVerdicts: the matrix rules, per drawn cell', () => {
           seed: 7,
           instances: 3,
           closedLoop: false,
-          settings: {},
+          settings: { maxAttempts: 3, attemptTimeoutMs: 500 },
           results: (
             [
               ['no-retries', none],
@@ -154,6 +154,9 @@ describe('exploreVerdicts: the matrix rules, per drawn cell', () => {
     expect(text).toMatch(/^outage /m);
     expect(text).toMatch(/^fleet <= 10 /m);
     expect(text).not.toMatch(/^closed loop/m); // no closed-loop cell: no row
+    expect(text).toMatch(/^2-3 attempts /m); // and by the client's settings, for what to set
+    expect(text).toMatch(/^timeout < 1 s /m);
+    expect(text).not.toMatch(/^4-6 attempts|^timeout 1-3 s|^a deadline/m);
   });
 });
 

@@ -264,6 +264,12 @@ const fleetBand = (n: number) => FLEETS.find((f) => n <= f) ?? 10_000;
  */
 export function exploreSummary(result: ExploreResult): string {
   const verdicts = exploreVerdicts(result);
+  const bySeed = new Map(result.cells.map((c) => [c.seed, c.settings]));
+  /** A cell's drawn setting (Infinity for one it was not given: no deadline). */
+  const setting = (v: ExploreVerdict, name: string) => {
+    const value = bySeed.get(v.seed)?.[name];
+    return typeof value === 'number' ? value : Number.POSITIVE_INFINITY;
+  };
   const strategies = [...new Set(verdicts.map((v) => v.strategy))];
   const share = (vs: readonly ExploreVerdict[], pick: (v: ExploreVerdict) => boolean | null) => {
     const judged = vs.filter((v) => pick(v) !== null);
@@ -279,6 +285,13 @@ export function exploreSummary(result: ExploreResult): string {
       (v) => fleetBand(v.instances) === f,
     ]),
     ['closed loop', (v) => v.closedLoop],
+    ['2-3 attempts', (v) => setting(v, 'maxAttempts') <= 3],
+    ['4-6 attempts', (v) => setting(v, 'maxAttempts') >= 4 && setting(v, 'maxAttempts') <= 6],
+    ['7-10 attempts', (v) => setting(v, 'maxAttempts') >= 7],
+    ['timeout < 1 s', (v) => setting(v, 'attemptTimeoutMs') < 1_000],
+    ['timeout 1-3 s', (v) => setting(v, 'attemptTimeoutMs') >= 1_000 && setting(v, 'attemptTimeoutMs') <= 3_000],
+    ['timeout > 3 s', (v) => setting(v, 'attemptTimeoutMs') > 3_000],
+    ['a deadline', (v) => setting(v, 'timeoutMs') < Number.POSITIVE_INFINITY],
   ];
   const rows: string[][] = [['cells', ...strategies.flatMap((s) => [`${s} safe`, `${s} benefit`])]];
   for (const [name, pick] of groups) {
