@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeDelay, createPolicy } from '../src/index';
 import { postBackoff } from '../src/simulate/contention';
@@ -239,6 +240,38 @@ describe('simulator parts', () => {
     const expected = times.map((t, i) => [t, i] as [number, number]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     expect(popped).toEqual(expected);
     expect(q.size).toBe(0);
+  });
+
+  it('the event queue, pushes and pops interleaved, gives what a sorted list gives (property)', () => {
+    // The simulators pop, then push the client's next event: the queue replaces the popped root then. Any mix of
+    // pushes (times with many ties, earlier than the last pop too) and pops, and the sizes along the way.
+    const op = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant('pop' as const));
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
+        const q = new EventQueue();
+        const model: [number, number, number, number][] = []; // time, sequence, client, kind
+        const out = { time: -1, client: -1, kind: -1 };
+        let seq = 0;
+        const pop = () => {
+          model.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+          const next = model.shift();
+          expect(q.pop(out)).toBe(next !== undefined);
+          if (next) expect([out.time, out.client, out.kind]).toEqual([next[0], next[2], next[3]]);
+          expect(q.size).toBe(model.length);
+        };
+        for (const o of ops) {
+          if (o === 'pop') pop();
+          else {
+            q.push(o, seq * 7, seq % 5);
+            model.push([o, seq, seq * 7, seq % 5]);
+            seq++;
+            expect(q.size).toBe(model.length);
+          }
+        }
+        while (model.length > 0) pop(); // then what the ops left, in order, and one pop of an empty queue
+        pop();
+      }),
+    );
   });
 
   it('the rng is seeded, uniform in [0, 1), and hops are |Normal(10, 2)|', () => {
