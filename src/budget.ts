@@ -1,7 +1,7 @@
 import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
 import { reportLater } from './report';
-import { fail, finite, num, onlyKnown, optionalFn, or } from './validate';
+import { fail, finite, num, onlyKnown, optionalFn, or, withCause } from './validate';
 import { SlidingCounts, type SteadyClock, steadyClock, WINDOW } from './window';
 
 /**
@@ -30,8 +30,10 @@ export interface RetryBudgetOptions {
    * When at least this share of this budget's own attempts failed over the last `failureWindowMs` (with at least
    * `minimumCalls` of them), the dependency is down or shedding, and a retry waits out the trouble: it is held for at
    * least as long as the trouble has lasted so far (as this budget saw it), spread up to twice that, as a server's
-   * Retry-After is, so that the calls held come back spread out, and the fewer the longer it goes on. A hold that
-   * would end past the call's deadline ends it (`'timeout'`), one over its `maxRetryAfterMs` too (`'budget'`).
+   * Retry-After is (the spread at most `capMs`), so that the calls held come back spread out, and the fewer the
+   * longer it goes on; a held retry that finds the dependency queueing as it is about to start is refused. A hold is
+   * cut to half the time left before the call's deadline; one over its `maxRetryAfterMs` ends it (`'budget'`). While
+   * some of those attempts are also slow, the dependency queues and sheds: the retry is refused, not held.
    * A number in (0, 1]. Default `0.85`.
    */
   readonly failureRatio?: number | undefined;
@@ -120,22 +122,37 @@ export interface RetryBudget extends Guard {
 class BudgetPass implements Pass {
   /** The withdrawal for the retry that may follow, `false` for none, `undefined` before the first attempt. */
   #held: RetryPermit | false | undefined;
+  /** The retry that may follow was held (the dependency was down): it is asked again before it starts. */
+  #waited = false;
   readonly #budget: Budget;
 
   constructor(budget: Budget) {
     this.#budget = budget;
   }
 
-  settle(event: Settle, _failure?: unknown, attemptMs = 0, allowedMs = Infinity): 'budget' | number | undefined {
+  settle(event: Settle, failure?: unknown, attemptMs = 0, allowedMs = Infinity): 'budget' | number | undefined {
     if (event === START) {
       if (this.#held === undefined) this.#budget.deposit();
+      else if (this.#waited) {
+        this.#waited = false;
+        let queueing: boolean;
+        try {
+          queueing = this.#budget.queueing(); // it waited: the dependency may have begun to queue since
+        } catch (error) {
+          throw withCause(error, failure); // a broken clock, found before a retry: the failure it follows as cause
+        }
+        if (queueing) return 'budget';
+      }
       this.#held = false; // a retry starts: what it spent stays spent
     } else if (event === FAILURE) {
       const hold = this.#budget.saturated(attemptMs, allowedMs, 1);
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
-      if (hold > 0) return hold;
+      if (hold > 0) {
+        this.#waited = true; // held through the trouble: asked again, as it starts, whether it may still go
+        return hold;
+      }
     } else if (event === SUCCESS) {
       try {
         this.#budget.saturated(attemptMs, allowedMs, 0); // counted: how fast, and that it worked
@@ -228,6 +245,19 @@ class Budget implements RetryBudget, Guard {
     return now - this.#since;
   }
 
+  /**
+   * Whether this budget's recent attempts say the dependency is queueing: a slow one in the last `failureWindowMs`,
+   * unless it is an isolated one among `minimumCalls` or more (at most 1 in 100). What a held retry about to start is
+   * refused on, after its hold: the retries held through an outage must not feed the queue that forms as it ends.
+   */
+  queueing(): boolean {
+    const now = this.#now();
+    const speeds = this.#speeds;
+    this.#outcomes.advance(now);
+    speeds.advance(now);
+    return speeds.b > 0 && !(this.#outcomes.a >= this.#minimumCalls && speeds.b <= ISOLATED * speeds.a);
+  }
+
   #balance(): number {
     if (this.#ratio === Infinity) return Infinity;
     const counts = this.#counts as SlidingCounts;
@@ -303,12 +333,16 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   error, a gRPC RESOURCE_EXHAUSTED) counts as slow however fast it came: the dependency says it is saturated. One
  *   with a wait keeps its own time, and is waited as any fast failure is: retried unless most attempts are failing.
  * - **most attempts failing** (held, not refused): `failureRatio` (85%) of this budget's attempts over the last
- *   `failureWindowMs` (3 s) failed, with at least `minimumCalls` (4) of them. The dependency is down or shedding
- *   load: a retry then waits at least as long as the trouble has lasted so far, and up to twice that (the wait a
- *   server names with a Retry-After, taken the same way), so a short blip is waited out (in `herdless simulate`'s
- *   4 s outage, 1,000 of 1,000 calls succeed and the peak after it is a third of capacity), and calls held through
- *   a long outage come back spread over a time that grows with it, at a rate that does not. A hold that would cross
- *   the call's deadline ends it (`'timeout'`); one longer than its `maxRetryAfterMs` ends it with `'budget'`.
+ *   `failureWindowMs` (3 s) failed, with at least `minimumCalls` (4) of them, and at most 1 in 100 of them slow
+ *   (more slow ones: it queues and sheds, and the retry is refused). The dependency is down: a retry then waits at
+ *   least as long as the trouble has lasted so far, and up to twice that (as the wait a server names with a
+ *   Retry-After is taken; the spread at most `capMs`). A short blip is waited out (in `herdless simulate`'s 4 s
+ *   outage, 1,000 of 1,000 calls succeed and the peak after it is a third of capacity), and the calls held through a
+ *   long outage come back spread over a time that grows with it, at a rate that does not. A held retry is asked
+ *   again as it is about to start: if the dependency has begun to queue meanwhile (a slow attempt in the last
+ *   `failureWindowMs`, unless an isolated one), it is refused, so the calls held through an outage do not feed the
+ *   queue that forms as it ends. A hold is cut to half the time left before the call's deadline, so the call still
+ *   tries within it; one longer than its `maxRetryAfterMs` ends it with `'budget'`.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a
  * dependency that fails some of its requests while it has room keeps what retrying is for. First attempts are never
  * refused. Both rules read only this budget's own attempts, and neither counts retries against a per-process reserve,

@@ -160,6 +160,7 @@ const SCENARIO_OF_FLAG: Readonly<Record<string, readonly string[]>> = {
   instances: ['outage', 'overload', 'partial', 'matrix'],
   'failure-rate': ['partial'],
   duration: ['partial'],
+  seed: ['outage', 'contention', 'overload', 'partial', 'matrix'],
   cells: ['explore'],
   range: ['explore'],
   from: ['explore'],

@@ -120,7 +120,20 @@ const SCENARIOS: Record<string, { base: readonly string[]; rows: readonly Row[] 
       },
     ],
   },
+  explore: {
+    // Cells drawn by seed: one cell and the two references keep a run short.
+    base: ['--scenario', 'explore', '--cells', '1', '--strategies', 'no-retries,plain'],
+    rows: [
+      { args: ['--cells', '2'] },
+      { args: ['--range', 'evaluation'] },
+      { args: ['--from', '1'] },
+      { args: ['--strategies', 'no-retries,plain,recommended'], strategies: ['no-retries', 'plain', 'recommended'] },
+    ],
+  },
 };
+
+/** The scenarios that draw no chart: --svg is not theirs. */
+const NO_SVG = ['contention', 'explore'];
 
 /** The flags that shape the output rather than the run: checked on their own below. */
 const OUTPUT_FLAGS = ['--json', '--svg'];
@@ -130,7 +143,7 @@ const OUTPUT_FLAGS = ['--json', '--svg'];
  * must change figures, not only names). The matrix has cells instead of results, its seed and fleet sizes in them.
  */
 function json(args: readonly string[]) {
-  const svg = !args.includes('contention');
+  const svg = !NO_SVG.some((name) => args.includes(name));
   const { code, out, err, files } = run(...args, '--json', ...(svg ? ['--svg', 'run.svg'] : []));
   expect({ code, err }).toEqual({ code: 0, err: '' });
   type Results = { strategy: string; [figure: string]: unknown }[];
@@ -208,15 +221,15 @@ describe('herdless simulate: the flags table is complete', () => {
 
 describe('herdless simulate: the output flags', () => {
   it.each(Object.entries(SCENARIOS))('--scenario %s: --json prints the run as JSON, else a table', (name, s) => {
-    const text = run(...withFlag(s.base, name === 'contention' ? [] : ['--svg', 'text.svg']));
+    const text = run(...withFlag(s.base, NO_SVG.includes(name) ? [] : ['--svg', 'text.svg']));
     expect(text.code).toBe(0);
     expect(() => JSON.parse(text.out)).toThrow();
     expect(text.out).toMatch(/^[\w ]+: /); // the scenario's heading
-    if (name !== 'contention') expect(text.out).toContain('wrote text.svg');
+    if (!NO_SVG.includes(name)) expect(text.out).toContain('wrote text.svg');
     expect(once(s.base).figures).toMatch(/^\[\{"/); // --json: parsed, with its figures
   });
 
-  it.each(Object.entries(SCENARIOS).filter(([name]) => name !== 'contention'))(
+  it.each(Object.entries(SCENARIOS).filter(([name]) => !NO_SVG.includes(name)))(
     '--scenario %s: --svg writes the chart of this run',
     (_, s) => {
       const base = once(s.base).svg;

@@ -137,20 +137,21 @@ describe('herdless simulate', () => {
     expect(run(command)).toMatchObject({ code: 2, out: '', err: message });
   });
 
-  it('the outage with a budget or breaker shows refused, and what failing fast bought and cost', () => {
-    const { code, out } = run('simulate', '--clients', '200', '--strategies', 'full,full+budget');
+  it('the outage with a breaker shows refused, and what failing fast bought and cost', () => {
+    // A budget holds the retries of a dependency that fails fast (it refuses none here); a breaker fails fast.
+    const { code, out } = run('simulate', '--clients', '200', '--strategies', 'full,full+breaker');
     expect(code).toBe(0);
-    const json = JSON.parse(run('simulate', '--clients', '200', '--strategies', 'full,full+budget', '--json').out);
-    const [full, budget] = json.results;
-    expect(budget.refused).toBeGreaterThan(0);
+    const json = JSON.parse(run('simulate', '--clients', '200', '--strategies', 'full,full+breaker', '--json').out);
+    const [full, breaker] = json.results;
+    expect(breaker.refused).toBeGreaterThan(0);
     expect(full.refused).toBe(0);
     expect(out).toMatch(/strategy +requests +ampl\. +peak\/100 +last done +gave up +refused +p50 ok/);
-    expect(out).toMatch(new RegExp(`\\nfull\\+budget +${budget.requests} .* ${budget.gaveUp} +${budget.refused} `));
+    expect(out).toMatch(new RegExp(`\\nfull\\+breaker +${breaker.requests} .* ${breaker.gaveUp} +${breaker.refused} `));
     expect(out).toContain(
-      `full+budget: ${budget.refused} of ${budget.gaveUp} calls that gave up were refused (fail-fast):\n` +
-        `  bought: the server got ${budget.requests} requests instead of ${full.requests} (full);`,
+      `full+breaker: ${breaker.refused} of ${breaker.gaveUp} calls that gave up were refused (fail-fast):\n` +
+        `  bought: the server got ${breaker.requests} requests instead of ${full.requests} (full);`,
     );
-    expect(out).toContain(`  cost: ${budget.succeeded} calls succeeded, against ${full.succeeded} for full,`);
+    expect(out).toContain(`  cost: ${breaker.succeeded} calls succeeded, against ${full.succeeded} for full,`);
     // Without a protection: no column, no note.
     expect(run('simulate', '--clients', '200', '--strategies', 'full').out).not.toContain('refused');
   });
@@ -249,7 +250,7 @@ describe('herdless simulate', () => {
     ],
     [
       ['simulate', '--scenario', 'storm'],
-      "--scenario must be outage, contention, overload, partial or matrix, got 'storm'",
+      "--scenario must be outage, contention, overload, partial, matrix or explore, got 'storm'",
     ],
     [['simulate', '--strategies', 'full+budget+budget'], "got 'full+budget+budget'"],
     [
@@ -353,7 +354,7 @@ describe('herdless simulate', () => {
     ],
     [
       ['simulate', '--scenario', '--json'],
-      '--scenario needs a value before --json: outage, contention, overload, partial or matrix',
+      '--scenario needs a value before --json: outage, contention, overload, partial, matrix or explore',
     ],
     [['simulate', '--clients'], '--clients needs a value: a positive integer (contention: a list, e.g. 10,50,100)'],
     [['simulate', '--json=yes'], "--json takes no value, got '--json=yes'"],

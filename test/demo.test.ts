@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { arrivals, laneOptions, laneServer, laneTitle, matchRequests, recoveryWindow, requestId } from '../demo/lane';
 import { runAct } from '../demo/run-demo';
 import { type Act, acts, type DemoFigures, demoSettings, QUICK } from '../demo/settings';
-import { createCircuitBreaker, type RetryOptions } from '../src/index';
+import type { RetryOptions } from '../src/index';
 import { PRESETS, protectedPolicy } from '../src/simulate/strategies';
 
 // Spies on the factories the simulator's presets call, so a test can see the options the demo's lanes passed them.
@@ -64,18 +64,18 @@ describe('the real-server demo', () => {
       expect(r.behindMs).toBeGreaterThan(s.attemptTimeoutMs);
       expect(r.refused + r.budgetStops).toBe(0);
     }
-    // The budget refuses the retries of attempts that timed out; the breaker, once most attempts fail, stops first
-    // attempts too, for its break: fewer requests than calls.
+    // The budget refuses the retries of attempts that timed out (no breaker stops first attempts: about one request
+    // a call).
     expect(recommended.budgetStops).toBeGreaterThan(0);
-    expect(recommended.refused).toBeGreaterThan(0);
-    expect(recommended.received).toBeLessThan(calls);
-    // And it is the one whose server drains its queue: more successes with fewer requests.
-    expect(recommended.goodput).toBeGreaterThan(naive.goodput + 0.05); // about 23% against 9%
-    expect(recommended.goodput).toBeGreaterThan(plain.goodput + 0.05);
+    expect(recommended.received).toBeLessThan(1.3 * calls);
+    // And it is the one whose server drains its queue: as many successes with far fewer requests, and far less work
+    // left behind (no breaker refuses first attempts, so its backlog drains at the server's spare 20%, as no
+    // retries' would: 9% of calls succeed within a quick run's 13 s, as many as the naive loop's).
+    expect(recommended.goodput).toBeGreaterThanOrEqual(naive.goodput - 0.03);
+    expect(recommended.goodput).toBeGreaterThanOrEqual(plain.goodput - 0.03);
     expect(recommended.wasted).toBeLessThan(naive.wasted);
     expect(recommended.behindMs).toBeLessThan(naive.behindMs / 4);
-    // Not asserted: its recoveryMs (10 to 10.5 s in quick runs, of 13 s). One attempt that a busy machine delays past
-    // its timeout restarts the 5 windows, and the breaker's 5 s break can then outlast the run.
+    // Not asserted: its recoveryMs. One attempt that a busy machine delays past its timeout restarts the 5 windows.
   }, 60_000);
 
   it('act 2, a partial failure with room to spare: plain retries keep most calls, and so does the recommended setup', async () => {
@@ -87,7 +87,7 @@ describe('the real-server demo', () => {
     for (const r of results) expect(r.failed).toBeGreaterThan(0); // the server failed some of what it served
     // Not retrying loses half the calls during the failure; three attempts lose one in eight (1 - 0.5^3: 87.5%).
     expect(plain.goodputDuring).toBeGreaterThan(none.goodputDuring + 0.2); // about 85% to 90% against 45% to 48%
-    // The recommended setup retries fast failures: close to plain. Its breaker never opens at 50% failures.
+    // The recommended setup retries fast failures: close to plain. Its budget never holds at 50% failures.
     expect(recommended.goodputDuring).toBeGreaterThan(none.goodputDuring + 0.2); // about 80% to 84%
     expect(recommended.goodputDuring).toBeGreaterThan(plain.goodputDuring - 0.15);
     expect(recommended.refused).toBe(0);
@@ -133,45 +133,16 @@ describe('the demo lanes', () => {
   it("the recommended lane is the README's setup: the simulator's preset, with the library's defaults", () => {
     const now = () => 0;
     const options = laneOptions(s, 'recommended', now);
-    // Full jitter, the act's attempts and attempt timeout, and nothing else but a budget and a breaker...
-    const { budget, breaker, ...rest } = options;
-    const { budget: _b, breaker: _c, ...preset } = protectedPolicy(PRESETS.recommended, now);
+    // Full jitter, the act's attempts and attempt timeout, and nothing else but a budget (no breaker)...
+    const { budget, ...rest } = options;
+    const { budget: _b, ...preset } = protectedPolicy(PRESETS.recommended, now);
     expect(rest).toEqual({ maxAttempts: s.maxAttempts, attemptTimeoutMs: s.attemptTimeoutMs, ...preset });
     expect(rest).toEqual({ maxAttempts: 3, attemptTimeoutMs: s.attemptTimeoutMs, jitter: 'full' });
-    // ... each a fresh createRetryBudget() and createCircuitBreaker() given no option but the clock.
+    // ... a fresh createRetryBudget() given no option but the clock.
     expect(budgetFactory.mock.calls).toEqual([[{ now }], [{ now }]]); // the lane's, then the reference's
-    expect(breakerFactory.mock.calls).toEqual([[{ now }], [{ now }]]);
+    expect(breakerFactory.mock.calls).toEqual([]);
     expect(budget).toBe(budgetFactory.mock.results[0]?.value);
-    expect(breaker).toBe(breakerFactory.mock.results[0]?.value);
     expect(budget?.available()).toBe(Number.POSITIVE_INFINITY); // no volume cap, the default
-  });
-
-  it("the recommended lane's breaker opens and closes as a default one", () => {
-    // The same outcomes at the same times, to the lane's breaker and to createCircuitBreaker()'s: the same states.
-    // Mostly failures, close together: enough to open it, and to see its break end.
-    const step = fc.record({
-      failed: fc.integer({ min: 0, max: 9 }).map((n) => n > 0),
-      ms: fc.integer({ min: 0, max: 1_500 }),
-    });
-    fc.assert(
-      fc.property(fc.array(step, { minLength: 20, maxLength: 80 }), (steps) => {
-        let t = 0;
-        const now = () => t;
-        const lane = laneOptions(s, 'recommended', now).breaker;
-        const reference = createCircuitBreaker({ now });
-        for (const { failed, ms } of steps) {
-          t += ms;
-          const [a, b] = [lane?.admit(), reference.admit()];
-          expect(a?.constructor).toBe(b.constructor);
-          if (a && 'recordFailure' in a && 'recordFailure' in b) {
-            if (failed) [a.recordFailure(), b.recordFailure()];
-            else [a.recordSuccess(), b.recordSuccess()];
-          }
-          expect(lane?.state).toBe(reference.state);
-        }
-      }),
-      { numRuns: 100 },
-    );
   });
 
   it('the other lanes: plain is full jitter alone, no-retries one attempt', () => {

@@ -289,7 +289,7 @@ describe('herdless simulate --scenario explore', () => {
   it('prints the summary, or the JSON with --json', () => {
     const text = run('simulate', '--scenario', 'explore', '--cells', '2');
     expect(text.code).toBe(0);
-    expect(text.out).toMatch(/^explore, development range: 2 cells/);
+    expect(text.out).toMatch(/^explore: the development range, 2 cells/);
     expect(text.out).toMatch(/recommended safe/);
     const json = run(
       'simulate',

@@ -262,18 +262,29 @@ describe('budget.reset()', () => {
     expect(budget.available()).toBe(1);
   });
 
-  it("forgets the saturation rule's recent outcomes: a budget refusing retries lets them through again", async () => {
-    const budget = createRetryBudget(); // the defaults: refuses while 85% of the last 3 s of attempts fail
+  it("forgets the saturation rule's recent outcomes: a budget holding retries lets them go at their backoff again", async () => {
+    const budget = createRetryBudget(); // the defaults: holds retries while 85% of the last 3 s of attempts fail
+    const delays: number[] = [];
     const failing = (maxAttempts: number) =>
-      retry(() => Promise.reject(transient()), { budget, maxAttempts, baseMs: 1 }).catch((e: unknown) => e);
-    for (let i = 0; i < 10; i++) await failing(1);
-    const refused = failing(2);
+      retry(() => Promise.reject(transient()), {
+        budget,
+        maxAttempts,
+        random: () => 0, // a backoff of 0: any sleep is the budget's hold
+        onRetry: ({ delayMs }) => void delays.push(delayMs),
+      }).catch((e: unknown) => e);
+    for (let i = 0; i < 10; i++) {
+      await failing(1);
+      clock.tick(100);
+    }
+    const held = failing(2);
     await clock.runAllAsync();
-    expect(((await refused) as RetryError).reason).toBe('budget');
+    expect(((await held) as RetryError).reason).toBe('attempts');
+    expect(delays).toEqual([700]); // the trouble began at the 4th failure, 700 ms before
     budget.reset();
     const retried = failing(2);
     await clock.runAllAsync();
     expect(((await retried) as RetryError).reason).toBe('attempts');
+    expect(delays).toEqual([700, 0]);
   });
 
   it('reads no clock', () => {

@@ -376,6 +376,66 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(requests).toBeLessThan(10_000);
   });
 
+  it('a held retry about to start is refused if the dependency has begun to queue during its hold', async () => {
+    const budget = createRetryBudget();
+    // The dependency is down: 4 fast failures start the trouble, and a 5th, 1 s later, is held 1 s (random 0).
+    for (let i = 0; i < 4; i++) await settle(retry(failingAfter(1).fn, { budget, maxAttempts: 1 }));
+    await fake.clock.tickAsync(1_000);
+    const dead = failingAfter(1);
+    const run = settle(retry(dead.fn, { budget, maxAttempts: 2, random: () => 0 }));
+    await fake.clock.tickAsync(10);
+    // During the hold, another call's attempt takes 600 ms of its 1 s: the dependency came back, and queues.
+    const slow = settle(
+      retry(() => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 600)), {
+        budget,
+        attemptTimeoutMs: 1_000,
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(slow.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(run.result.reason).toMatchObject({ reason: 'budget', attempts: 1 });
+    expect(dead.calls()).toBe(1); // refused as it was to start: it never fed the queue
+  });
+
+  it('a retry at its backoff is not asked again: slow successes alone never refuse a fast failure its retry', async () => {
+    const budget = createRetryBudget();
+    const fast = failingAfter(1, 1);
+    const run = settle(retry(fast.fn, { budget, maxAttempts: 2, baseMs: 1_000, random: () => 0.99 }));
+    await fake.clock.tickAsync(10);
+    const slow = settle(
+      retry(() => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 600)), {
+        budget,
+        attemptTimeoutMs: 1_000,
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(slow.result.status).toBe('fulfilled');
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+  });
+
+  it('a broken budget clock found as a held retry is about to start rejects with the failure it follows as cause', async () => {
+    let broken = false;
+    const budget = createRetryBudget({ now: () => (broken ? Number.NaN : performance.now()) });
+    for (let i = 0; i < 4; i++) await settle(retry(failingAfter(1).fn, { budget, maxAttempts: 1 }));
+    await fake.clock.tickAsync(100);
+    const error = transient();
+    const run = settle(
+      retry(() => Promise.reject(error), {
+        budget,
+        maxAttempts: 2,
+        random: () => 0,
+        onRetry: ({ delayMs }) => {
+          expect(delayMs).toBeGreaterThan(0); // held
+          broken = true;
+        },
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result.status).toBe('rejected');
+    expect((run.result.reason as Error).message).toMatch(/now\(\)/);
+    expect((run.result.reason as Error).cause).toBe(error);
+  });
+
   it('a partial failure below the ratio keeps every retry: 1,000 concurrent calls, half failing, none held', async () => {
     const budget = createRetryBudget();
     let n = 0;

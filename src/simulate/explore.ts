@@ -305,5 +305,5 @@ export function exploreSummary(result: ExploreResult): string {
       }),
     ]);
   }
-  return `explore, ${result.range} range: ${result.cells.length} cells; safe: never worse than no retries (goodput during within 5 points, recovery within 3 s); benefit: within 10 points of plain where plain is safe\n${table(rows)}`;
+  return `explore: the ${result.range} range, ${result.cells.length} cells; safe: never worse than no retries (goodput during within 5 points, recovery within 3 s); benefit: within 10 points of plain where plain is safe\n${table(rows)}`;
 }

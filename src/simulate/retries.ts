@@ -66,18 +66,22 @@ export class ClientRetries {
     if (this.#failed[client] === 0) this.#passes[client] = (breaker ?? budget)?.open(budget); // as retry() opens it
     const pass = this.#passes[client];
     // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
-    let refused = policy.breaker?.state === 'open';
-    if (!refused) {
+    let refusal: StopReason | undefined = policy.breaker?.state === 'open' ? 'circuit-open' : undefined;
+    if (!refusal) {
       try {
-        refused = pass?.settle(START) !== undefined;
+        refusal = pass?.settle(START) as StopReason | undefined;
       } catch (error) {
         if (!(error instanceof CircuitOpenError)) throw error;
-        refused = true; // a first attempt refused
+        refusal = 'circuit-open'; // a first attempt refused
       }
     }
-    if (refused) this.#end(client, RELEASE);
-    return !refused;
+    this.refusedBy = refusal;
+    if (refusal) this.#end(client, RELEASE);
+    return !refusal;
   }
+
+  /** Why the last {@link start} refused its attempt: `'circuit-open'` or `'budget'`; undefined when it did not. */
+  refusedBy: StopReason | undefined;
 
   /**
    * An admitted attempt succeeded, having taken `attemptMs` of the `allowedMs` it had: reported to the breaker and the
