@@ -14,6 +14,7 @@ import {
   svgChart,
   terminalChart,
 } from '../src/simulate/index';
+import { selectPercentile } from '../src/simulate/outage';
 import { EventQueue } from '../src/simulate/queue';
 import { ClientRetries } from '../src/simulate/retries';
 import { createRng } from '../src/simulate/rng';
@@ -406,6 +407,19 @@ describe('simulator parts', () => {
     expect(percentile([1, 2, 3, 4], 0.5)).toBe(2);
     expect(percentile([1, 2, 3, 4], 0.99)).toBe(4);
     expect(percentile([], 0.5)).toBeNaN();
+  });
+
+  it('selectPercentile finds the percentile of values in any order, as percentile of them sorted (property)', () => {
+    const values = fc.array(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.double({ min: 0, max: 1e4, noNaN: true })), {
+      maxLength: 300,
+    });
+    fc.assert(
+      fc.property(values, fc.constantFrom(0, 0.01, 0.5, 0.99, 1), fc.constantFrom(64, 1, 0), (xs, p, rounds) => {
+        const sorted = Float64Array.from(xs).sort();
+        expect(selectPercentile(Float64Array.from(xs), p, rounds)).toBe(percentile(sorted, p));
+      }),
+    );
+    expect(selectPercentile(new Float64Array(0), 0.99)).toBeNaN();
   });
 });
 

@@ -7,6 +7,12 @@ export interface Rng {
   next(): number;
   /** |Normal(mean, sd)|: a network hop. */
   hop(mean: number, sd: number): number;
+  /**
+   * A copy at this point of the stream: it draws what this one draws next, and the two go on independently. What
+   * lets a simulation draw what every strategy shares (the overload scenario's start times) once, and hand each
+   * strategy's run the generator as it would have been after drawing them itself.
+   */
+  clone(): Rng;
 }
 
 export function createRng(seed: number): Rng {
@@ -18,10 +24,13 @@ export function createRng(seed: number): Rng {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = split();
-  let b = split();
-  let c = split();
-  let d = split();
+  const rng = sfc32(split(), split(), split(), split(), Number.NaN);
+  for (let i = 0; i < 12; i++) rng.next();
+  return rng;
+}
+
+/** sfc32 from its state (a, b, c, d), with the Box-Muller value kept for the next normal draw (NaN for none). */
+function sfc32(a: number, b: number, c: number, d: number, spare: number): Rng {
   const next = () => {
     const t = (((a + b) >>> 0) + d) >>> 0;
     d = (d + 1) >>> 0;
@@ -31,8 +40,6 @@ export function createRng(seed: number): Rng {
     c = (c + t) >>> 0;
     return t / 4294967296;
   };
-  for (let i = 0; i < 12; i++) next();
-  let spare = Number.NaN;
   const normal = () => {
     // Box-Muller, keeping the second value of each pair.
     if (!Number.isNaN(spare)) {
@@ -46,5 +53,5 @@ export function createRng(seed: number): Rng {
     spare = r * Math.sin(theta);
     return r * Math.cos(theta);
   };
-  return { next, hop: (mean, sd) => Math.abs(mean + sd * normal()) };
+  return { next, hop: (mean, sd) => Math.abs(mean + sd * normal()), clone: () => sfc32(a, b, c, d, spare) };
 }
