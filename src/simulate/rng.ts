@@ -29,29 +29,43 @@ export function createRng(seed: number): Rng {
   return rng;
 }
 
-/** sfc32 from its state (a, b, c, d), with the Box-Muller value kept for the next normal draw (NaN for none). */
+/**
+ * sfc32 from its state (a, b, c, d), with the Box-Muller value kept for the next normal draw (NaN for none). The state
+ * lives in typed arrays, not in `let`s the closures share: a closure's variable holding a number past 2^30 (most of
+ * sfc32's words) is a heap object that each assignment allocates anew, four a draw. The words are kept as int32 (the
+ * same bits: every step is modulo 2^32), and read as unsigned for the draw.
+ */
 function sfc32(a: number, b: number, c: number, d: number, spare: number): Rng {
+  const w = Int32Array.of(a, b, c, d);
+  const kept = Float64Array.of(spare);
   const next = () => {
-    const t = (((a + b) >>> 0) + d) >>> 0;
-    d = (d + 1) >>> 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) >>> 0;
-    c = ((c << 21) | (c >>> 11)) >>> 0;
-    c = (c + t) >>> 0;
-    return t / 4294967296;
+    const wa = w[0] as number;
+    const wb = w[1] as number;
+    const wc = w[2] as number;
+    const wd = w[3] as number;
+    const t = (wa + wb + wd) | 0;
+    w[3] = wd + 1;
+    w[0] = wb ^ (wb >>> 9);
+    w[1] = wc + (wc << 3);
+    w[2] = ((wc << 21) | (wc >>> 11)) + t;
+    return (t >>> 0) / 4294967296;
   };
   const normal = () => {
     // Box-Muller, keeping the second value of each pair.
-    if (!Number.isNaN(spare)) {
-      const v = spare;
-      spare = Number.NaN;
+    const v = kept[0] as number;
+    if (!Number.isNaN(v)) {
+      kept[0] = Number.NaN;
       return v;
     }
     const u = 1 - next();
     const r = Math.sqrt(-2 * Math.log(u));
     const theta = 2 * Math.PI * next();
-    spare = r * Math.sin(theta);
+    kept[0] = r * Math.sin(theta);
     return r * Math.cos(theta);
   };
-  return { next, hop: (mean, sd) => Math.abs(mean + sd * normal()), clone: () => sfc32(a, b, c, d, spare) };
+  return {
+    next,
+    hop: (mean, sd) => Math.abs(mean + sd * normal()),
+    clone: () => sfc32(w[0] as number, w[1] as number, w[2] as number, w[3] as number, kept[0] as number),
+  };
 }
