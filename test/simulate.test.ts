@@ -276,7 +276,7 @@ describe('simulator parts', () => {
   });
 
   it('the event queue orders events far apart, in crowds and past its ring as a sorted list does (property)', () => {
-    // Times over hours (past the calendar's 32 s ring), crowds of one time (a bucket sorted whole), times too large to
+    // Times over hours (past the calendar's 131 s ring), crowds of one time (a bucket sorted whole), times too large to
     // step through buckets to, Infinity, and times before the last pop; on buckets of several widths.
     const time = fc.oneof(
       fc.double({ min: 0, max: 200, noNaN: true }),

@@ -7,12 +7,12 @@
  * A calendar queue (Brown, 1988), since a binary heap of tens of thousands of pending events cost a third of a fleet
  * run (`node --cpu-prof` on `herdless simulate --scenario explore`: each pop sifted an event down the heap's whole
  * depth, a cache miss a level). Time is cut into buckets of `bucketMs` (1 ms: a network hop is a few, so most events
- * land a few buckets ahead of the clock), and a ring of {@link RING} buckets covers the next 32 s:
+ * land a few buckets ahead of the clock), and a ring of {@link RING} buckets covers the next 131 s:
  * - the events of the buckets up to the current one are a sorted batch, popped from the front; an event pushed into
  *   them (a wait under a bucket, a push earlier than the last pop) is put in its place by a binary search;
  * - each later bucket of the ring is an unsorted list (pushing is two stores), sorted when the clock reaches it;
  * - an event past the ring (a long hold, the metastable server's far completions) waits in a binary heap, and moves
- *   into the ring when the clock comes within 32 s of it; when the ring and the batch are empty, the clock jumps to
+ *   into the ring when the clock comes within 131 s of it; when the ring and the batch are empty, the clock jumps to
  *   the heap's earliest event.
  * So a push and a pop cost O(1) on average (a sort of the few events of a bucket), and at worst O(log n) (the heap).
  * Events are records of four numbers (time, sequence, client, kind) in one Float64Array, linked by an Int32Array,
@@ -22,13 +22,13 @@ export class EventQueue {
   readonly #bucketMs: number;
   /** Record r at 4r: time, sequence, client, kind. */
   #rec = new Float64Array(4 * 256);
-  /** The next record of r's bucket list, or of the free list; -1 ends a list. */
+  /** The next record of r's bucket list, or of the free list; 0 ends a list (record 0 is never used). */
   #link = new Int32Array(256);
-  #free = -1;
-  /** Records ever used (the pool's high-water mark). */
-  #used = 0;
-  /** The first record of each ring bucket's list (bucket b at b & MASK), -1 for none. */
-  readonly #head = new Int32Array(RING).fill(-1);
+  #free = 0;
+  /** Records ever used (the pool's high-water mark), counting the unused record 0. */
+  #used = 1;
+  /** The first record of each ring bucket's list (bucket b at b & MASK), 0 for none. */
+  readonly #head = new Int32Array(RING);
   /** Events in the ring's lists. */
   #inRing = 0;
   /** The current bucket: the batch holds every event of the buckets up to it; the ring, those after it. */
@@ -83,7 +83,7 @@ export class EventQueue {
   /** A record holding the event, from the free list or the pool. */
   #record(time: number, seq: number, client: number, kind: number): number {
     let r = this.#free;
-    if (r >= 0) this.#free = this.#link[r] as number;
+    if (r > 0) this.#free = this.#link[r] as number;
     else {
       r = this.#used++;
       if (r === this.#link.length) {
@@ -165,17 +165,17 @@ export class EventQueue {
       }
       const slot = current & MASK;
       let r = this.#head[slot] as number;
-      if (r < 0) continue;
-      this.#head[slot] = -1;
+      if (r === 0) continue;
+      this.#head[slot] = 0;
       const link = this.#link;
       let n = 0;
-      for (let i = r; i >= 0; i = link[i] as number) n++;
+      for (let i = r; i > 0; i = link[i] as number) n++;
       this.#inRing -= n;
       if (n > this.#batch.length) this.#batch = new Int32Array(Math.max(n, 2 * this.#batch.length));
       const batch = this.#batch;
       const rec = this.#rec;
       // The list runs from the latest push to the earliest: an insertion sort from the back meets few inversions.
-      for (let k = 0; r >= 0; k++, r = link[r] as number) {
+      for (let k = 0; r > 0; k++, r = link[r] as number) {
         const time = rec[4 * r] as number;
         const seq = rec[4 * r + 1] as number;
         let i = k;
@@ -203,7 +203,7 @@ export class EventQueue {
    */
   #sortRest(r: number, link: Int32Array): void {
     const all: number[] = Array.from(this.#batch.subarray(0, this.#to));
-    for (let i = link[r] as number; i >= 0; i = link[i] as number) all.push(i);
+    for (let i = link[r] as number; i > 0; i = link[i] as number) all.push(i);
     const rec = this.#rec;
     all.sort(
       (x, y) =>
@@ -214,8 +214,11 @@ export class EventQueue {
   }
 }
 
-/** The ring's buckets: 32,768 of 1 ms, 32.8 s ahead. A power of two. */
-const RING = 1 << 15;
+/**
+ * The ring's buckets: 131,072, of 1 ms 131 s ahead (the metastable server's completions go a minute or two ahead). A
+ * power of two.
+ */
+const RING = 1 << 17;
 const MASK = RING - 1;
 /** Buckets past this are too far to step through: such an event is popped from the far heap directly. */
 const MAX_BUCKET = 2 ** 50;
