@@ -331,13 +331,14 @@ function drawDemand(s: OverloadResult['settings']): Demand {
 
 function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, drawn: Demand): OverloadFigures {
   const rng = drawn.rng.clone();
-  const hop = () => rng.hop(s.hopMeanMs, s.hopSdMs);
+  const { hopMeanMs, hopSdMs, flapMs } = s;
+  const hop = () => rng.hop(hopMeanMs, hopSdMs);
   const slowFrom = s.warmupMs;
   const slowTo = s.warmupMs + s.slowdownMs;
   const endMs = slowTo + s.afterMs;
   /** Whether the trouble is on at `t`: within the slowdown, and in an "on" half of its flapping. */
   const troubled = (t: number) =>
-    t >= slowFrom && t < slowTo && (s.flapMs === Infinity || Math.floor((t - slowFrom) / s.flapMs) % 2 === 0);
+    t >= slowFrom && t < slowTo && (flapMs === Infinity || Math.floor((t - slowFrom) / flapMs) % 2 === 0);
   // The logical requests' start times, the same for every strategy.
   const starts = drawn.starts;
   const n = starts.length;
@@ -392,6 +393,8 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
   const secondOf = (client: number) => Math.floor(((startAt[client] as number) - slowTo) / 1_000);
   const during = (client: number) => (startAt[client] as number) >= slowFrom && (startAt[client] as number) < slowTo;
   let begunDuring = 0;
+  /** The server's shed answer, as the client reads it (one object: nothing keeps it). */
+  const shed = { status: s.shedStatus };
   let goodDuring = 0;
   /** A call gave up: its user issues it again later, as a new call, while re-issues are left. */
   const gaveUp = (client: number, time: number) => {
@@ -480,7 +483,7 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
         undefined,
         attemptMs >= s.attemptTimeoutMs ? Infinity : attemptMs,
         s.attemptTimeoutMs,
-        kind === SHED ? { status: s.shedStatus } : undefined,
+        kind === SHED ? shed : undefined,
       );
       if (d.retry) queue.push(time + d.delayMs, client, SEND);
       else {
