@@ -37,6 +37,12 @@ describe('the outage simulator', () => {
     }
   });
 
+  it("a breaker's refusals end calls in the outage scenario, counted as refused and given up", () => {
+    const [r] = simulateOutage({ ...small, strategies: ['full+breaker'] }).results;
+    expect(r?.refused).toBeGreaterThan(0);
+    expect(r?.gaveUp).toBeGreaterThanOrEqual(r?.refused ?? Infinity);
+  });
+
   it('immediate retries spend all their attempts during the outage', () => {
     const [immediate] = simulateOutage({ ...small, strategies: ['immediate'] }).results;
     expect(immediate).toMatchObject({ requests: 3_000, gaveUp: 300, succeeded: 0 });
