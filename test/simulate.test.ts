@@ -14,6 +14,7 @@ import {
   svgChart,
   terminalChart,
 } from '../src/simulate/index';
+import { selectPercentile } from '../src/simulate/outage';
 import { EventQueue } from '../src/simulate/queue';
 import { ClientRetries } from '../src/simulate/retries';
 import { createRng } from '../src/simulate/rng';
@@ -34,6 +35,12 @@ describe('the outage simulator', () => {
       expect(r.requests).toBeGreaterThanOrEqual(300);
       expect(r.requests).toBeLessThanOrEqual(300 * 10);
     }
+  });
+
+  it("a breaker's refusals end calls in the outage scenario, counted as refused and given up", () => {
+    const [r] = simulateOutage({ ...small, strategies: ['full+breaker'] }).results;
+    expect(r?.refused).toBeGreaterThan(0);
+    expect(r?.gaveUp).toBeGreaterThanOrEqual(r?.refused ?? Infinity);
   });
 
   it('immediate retries spend all their attempts during the outage', () => {
@@ -274,6 +281,77 @@ describe('simulator parts', () => {
     );
   });
 
+  it('the event queue orders events far apart, in crowds and past its ring as a sorted list does (property)', () => {
+    // Times over hours (past the calendar's 131 s ring), crowds of one time (a bucket sorted whole), times too large to
+    // step through buckets to, Infinity, and times before the last pop; on buckets of several widths.
+    const time = fc.oneof(
+      fc.double({ min: 0, max: 200, noNaN: true }),
+      fc.double({ min: 0, max: 1e7, noNaN: true }),
+      fc.constantFrom(1e18, 3e18, Number.POSITIVE_INFINITY, 40_000, 40_000.5),
+    );
+    const op = fc.oneof(
+      fc.tuple(time, fc.integer({ min: 1, max: 80 })),
+      fc.constant('pop' as const),
+      fc.constant('pop' as const),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(1, 0.5, 1_000), fc.array(op, { maxLength: 200 }), (width, ops) => {
+        const q = new EventQueue(width);
+        const model: [number, number][] = []; // time, sequence (the client)
+        const out = { time: -1, client: -1, kind: -1 };
+        let seq = 0;
+        const pop = () => {
+          model.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+          const next = model.shift();
+          expect(q.pop(out)).toBe(next !== undefined);
+          if (next) expect([out.time, out.client, out.kind]).toEqual([next[0], next[1], next[1] % 3]);
+          expect(q.size).toBe(model.length);
+        };
+        for (const o of ops) {
+          if (o === 'pop') pop();
+          else
+            for (let k = 0; k < o[1]; k++, seq++) {
+              q.push(o[0], seq, seq % 3);
+              model.push([o[0], seq]);
+            }
+        }
+        while (model.length > 0) pop();
+        pop();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the event queue keeps order when many events are pushed into the bucket it is popping from', () => {
+    const q = new EventQueue();
+    const out = { time: -1, client: -1, kind: -1 };
+    const model: [number, number][] = []; // time, sequence (the client)
+    let seq = 0;
+    const push = (time: number, count: number) => {
+      for (let k = 0; k < count; k++, seq++) {
+        q.push(time, seq, 0);
+        model.push([time, seq]);
+      }
+    };
+    const pop = (count: number) => {
+      for (let k = 0; k < count; k++) {
+        model.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        const next = model.shift();
+        expect(q.pop(out)).toBe(next !== undefined);
+        if (next === undefined) return;
+        expect([out.time, out.client]).toEqual(next);
+      }
+    };
+    push(0.75, 300);
+    pop(1); // the bucket is the batch now: what follows is pushed into it
+    push(0.5, 212);
+    pop(10);
+    push(0.25, 1); // the batch is full: moved to the front
+    push(0.5, 600); // and grown
+    pop(Infinity);
+    expect(seq).toBe(1_113);
+  });
+
   it('the rng is seeded, uniform in [0, 1), and hops are |Normal(10, 2)|', () => {
     const a = createRng(42);
     const b = createRng(42);
@@ -335,6 +413,19 @@ describe('simulator parts', () => {
     expect(percentile([1, 2, 3, 4], 0.5)).toBe(2);
     expect(percentile([1, 2, 3, 4], 0.99)).toBe(4);
     expect(percentile([], 0.5)).toBeNaN();
+  });
+
+  it('selectPercentile finds the percentile of values in any order, as percentile of them sorted (property)', () => {
+    const values = fc.array(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.double({ min: 0, max: 1e4, noNaN: true })), {
+      maxLength: 300,
+    });
+    fc.assert(
+      fc.property(values, fc.constantFrom(0, 0.01, 0.5, 0.99, 1), fc.constantFrom(64, 1, 0), (xs, p, rounds) => {
+        const sorted = Float64Array.from(xs).sort();
+        expect(selectPercentile(Float64Array.from(xs), p, rounds)).toBe(percentile(sorted, p));
+      }),
+    );
+    expect(selectPercentile(new Float64Array(0), 0.99)).toBeNaN();
   });
 });
 

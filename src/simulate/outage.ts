@@ -93,7 +93,50 @@ const SEND = 4;
 /** Nearest-rank percentile of sorted values, NaN for none. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] as number;
+  return sorted[rank(sorted.length, p)] as number;
+}
+
+/** The index of the nearest-rank `p` percentile among `n` sorted values. */
+const rank = (n: number, p: number) => Math.min(n - 1, Math.max(0, Math.ceil(p * n) - 1));
+
+/**
+ * {@link percentile} of values in any order, none NaN, found by selection (Hoare's quickselect, median of three)
+ * instead of a sort: the same value, in linear time. Reorders `values` in place. After `maxRounds` partitions (pivots
+ * that unlucky: never with the simulator's latencies) it sorts what is left instead, n log n at worst.
+ */
+export function selectPercentile(values: Float64Array, p: number, maxRounds = 64): number {
+  if (values.length === 0) return Number.NaN;
+  const k = rank(values.length, p);
+  let lo = 0;
+  let hi = values.length - 1;
+  for (let rounds = 0; hi > lo; rounds++) {
+    if (rounds === maxRounds) {
+      values.subarray(lo, hi + 1).sort();
+      break;
+    }
+    const mid = lo + ((hi - lo) >> 1);
+    // The median of the first, middle and last values as the pivot.
+    const a = values[lo] as number;
+    const b = values[mid] as number;
+    const c = values[hi] as number;
+    const pivot = Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((values[i] as number) < pivot) i++;
+      while ((values[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = values[i] as number;
+        values[i++] = values[j] as number;
+        values[j--] = t;
+      }
+    }
+    // Now values[lo..j] <= pivot <= values[i..hi], and any between j and i equal the pivot.
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return values[k] as number;
 }
 
 /**

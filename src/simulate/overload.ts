@@ -1,9 +1,9 @@
 import { createPolicy } from '../policy';
 import { checkInstances, MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
-import { percentile } from './outage';
+import { selectPercentile } from './outage';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
-import { createRng } from './rng';
+import { createRng, type Rng } from './rng';
 import { protectedPolicy, type ResolvedStrategy, resolveStrategy, type Strategy } from './strategies';
 
 /** The overload scenario's settings; every field is optional. */
@@ -196,8 +196,9 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
   checkOverload(settings);
   checkOverloadLimits(settings);
   const strategies = (options.strategies ?? OVERLOAD_STRATEGIES).map(resolveStrategy);
+  const drawn = drawDemand(settings);
   const results = strategies.map((strategy, i) => {
-    const figures = runOverload(settings, strategy);
+    const figures = runOverload(settings, strategy, drawn);
     options.onProgress?.(i + 1, strategies.length);
     return figures;
   });
@@ -272,19 +273,27 @@ function checkOverloadLimits(s: OverloadResult['settings']): void {
     limit(`the run spans ${windows} windows of windowMs (${s.windowMs}), more than ${MAX_WINDOWS}`);
 }
 
-function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy): OverloadFigures {
+/**
+ * What every strategy's run of one scenario shares, drawn once: the logical requests' start times, the generator as
+ * it stands after drawing them (each run draws on from a copy), and, in a fleet, each request's instance.
+ */
+interface Demand {
+  /** The start times: a Poisson process at load x capacity (x demandSpike during the slowdown). */
+  readonly starts: Float64Array;
+  /** The seeded generator after the start times were drawn from it; cloned by each run. */
+  readonly rng: Rng;
+  /** Each drawn request's instance, drawn on first use (a run with one policy needs none). */
+  instances(): Uint32Array;
+}
+
+function drawDemand(s: OverloadResult['settings']): Demand {
   const rng = createRng(s.seed);
-  const hop = () => rng.hop(s.hopMeanMs, s.hopSdMs);
   const slowFrom = s.warmupMs;
   const slowTo = s.warmupMs + s.slowdownMs;
   const endMs = slowTo + s.afterMs;
-  /** Whether the trouble is on at `t`: within the slowdown, and in an "on" half of its flapping. */
-  const troubled = (t: number) =>
-    t >= slowFrom && t < slowTo && (s.flapMs === Infinity || Math.floor((t - slowFrom) / s.flapMs) % 2 === 0);
-  // The logical requests' start times: a Poisson process at load x capacity (x demandSpike during the slowdown), the
-  // same for every strategy.
-  const starts: number[] = [];
   const ratePerMs = (s.load * s.capacity) / 1_000;
+  let starts = new Float64Array(Math.max(16, Math.ceil(1.1 * ratePerMs * endMs)));
+  let n = 0;
   for (let t = 0; ; ) {
     const rate = t >= slowFrom && t < slowTo ? ratePerMs * s.demandSpike : ratePerMs;
     const next = t - Math.log(1 - rng.next()) / rate;
@@ -295,9 +304,43 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
       continue;
     }
     if (next >= endMs) break;
-    starts.push(next);
+    if (n === starts.length) {
+      const grown = new Float64Array(2 * n);
+      grown.set(starts);
+      starts = grown;
+    }
+    starts[n++] = next;
     t = next;
   }
+  starts = starts.subarray(0, n);
+  let instances: Uint32Array | undefined;
+  return {
+    starts,
+    rng,
+    instances() {
+      if (instances === undefined) {
+        // Each request goes to an instance at random (its own stream, so that one instance draws as before).
+        const pick = createRng(s.seed ^ 0x5bd1e995);
+        instances = new Uint32Array(n);
+        for (let c = 0; c < n; c++) instances[c] = Math.floor(pick.next() * s.instances);
+      }
+      return instances;
+    },
+  };
+}
+
+function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, drawn: Demand): OverloadFigures {
+  const rng = drawn.rng.clone();
+  const { hopMeanMs, hopSdMs, flapMs } = s;
+  const hop = () => rng.hop(hopMeanMs, hopSdMs);
+  const slowFrom = s.warmupMs;
+  const slowTo = s.warmupMs + s.slowdownMs;
+  const endMs = slowTo + s.afterMs;
+  /** Whether the trouble is on at `t`: within the slowdown, and in an "on" half of its flapping. */
+  const troubled = (t: number) =>
+    t >= slowFrom && t < slowTo && (flapMs === Infinity || Math.floor((t - slowFrom) / flapMs) % 2 === 0);
+  // The logical requests' start times, the same for every strategy.
+  const starts = drawn.starts;
   const n = starts.length;
   const reissues = s.reissueMs === Infinity ? 0 : s.reissues;
   const slots = n * (1 + reissues); // every re-issued call is a new one, after the drawn ones
@@ -322,13 +365,12 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
   // Each request goes to an instance at random (its own stream, so that one instance draws as before).
   let instance: Uint32Array | undefined;
   if (fleet > 1) {
-    const pick = createRng(s.seed ^ 0x5bd1e995);
     instance = new Uint32Array(slots);
-    for (let c = 0; c < n; c++) instance[c] = Math.floor(pick.next() * fleet);
+    instance.set(drawn.instances());
   }
   const retries = new ClientRetries(slots, policies, undefined, instance);
   const startAt = new Float64Array(slots);
-  for (let c = 0; c < n; c++) startAt[c] = starts[c] as number;
+  startAt.set(starts);
   const sentAt = new Float64Array(slots);
   const latencies = new Float64Array(slots);
   const started = new Uint8Array(slots);
@@ -351,6 +393,8 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
   const secondOf = (client: number) => Math.floor(((startAt[client] as number) - slowTo) / 1_000);
   const during = (client: number) => (startAt[client] as number) >= slowFrom && (startAt[client] as number) < slowTo;
   let begunDuring = 0;
+  /** The server's shed answer, as the client reads it (one object: nothing keeps it). */
+  const shed = { status: s.shedStatus };
   let goodDuring = 0;
   /** A call gave up: its user issues it again later, as a new call, while re-issues are left. */
   const gaveUp = (client: number, time: number) => {
@@ -440,7 +484,7 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
         undefined,
         attemptMs >= s.attemptTimeoutMs ? Infinity : attemptMs,
         s.attemptTimeoutMs,
-        kind === SHED ? { status: s.shedStatus } : undefined,
+        kind === SHED ? shed : undefined,
       );
       if (d.retry) queue.push(time + d.delayMs, client, SEND);
       else {
@@ -469,7 +513,7 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy):
     goodput: calls === 0 ? 1 : succeeded / calls,
     goodputDuring: begunDuring === 0 ? 1 : goodDuring / begunDuring,
     recoveryMs,
-    p99Ms: percentile(latencies.subarray(0, succeeded).sort(), 0.99),
+    p99Ms: selectPercentile(latencies.subarray(0, succeeded), 0.99),
     refused,
     budgetStops,
     wasted,

@@ -4,6 +4,9 @@ import type { StopReason } from '../errors';
 import { FAILURE, type Guard, type Pass, queueingMs, RELEASE, START, SUCCESS } from '../guard';
 import type { RetryPolicy } from '../policy';
 
+/** The passes of a ClientRetries whose policies have no budget and no breaker: none. */
+const EMPTY: (Pass | undefined)[] = [];
+
 /**
  * How a simulated client combines a server's Retry-After with its own backoff:
  * - `'spread'` (default): herdless's rule, the server's wait plus a spread that grows with it (see `decide`);
@@ -28,8 +31,13 @@ export class ClientRetries {
   readonly #failed: Uint32Array;
   /** The last backoff per client; NaN for none yet. */
   readonly #previous: Float64Array;
-  /** Each client's pass through the policy's breaker and budget (see `Pass`), while its call goes on. */
-  readonly #passes: (Pass | undefined)[];
+  /**
+   * Each client's pass through the policy's breaker and budget (see `Pass`), while its call goes on; empty when no
+   * policy has either (then no call has a pass).
+   */
+  readonly #passes: (Pass | undefined)[] = EMPTY;
+  /** Whether a policy has a budget or a breaker: else every call is admitted, and has nothing to settle. */
+  readonly #guarded: boolean;
 
   /**
    * @param clients - How many clients (calls) there are.
@@ -51,7 +59,8 @@ export class ClientRetries {
     this.#rule = rule;
     this.#failed = new Uint32Array(clients);
     this.#previous = new Float64Array(clients).fill(Number.NaN);
-    this.#passes = new Array(clients);
+    this.#guarded = this.#policies.some((p) => p.budget !== undefined || p.breaker !== undefined);
+    if (this.#guarded) this.#passes = new Array(clients);
   }
 
   /**
@@ -60,6 +69,7 @@ export class ClientRetries {
    * retry, its `'circuit-open'` stop, which gives back what the retry spent of the budget, as `retry()` does.
    */
   start(client: number): boolean {
+    if (!this.#guarded) return true;
     const at = this.#instance === undefined ? client % this.#policies.length : (this.#instance[client] as number);
     const policy = this.#policies[at] as RetryPolicy<never>;
     const { breaker, budget } = policy as { breaker?: Guard; budget?: Guard };
@@ -88,12 +98,14 @@ export class ClientRetries {
    * budget.
    */
   succeeded(client: number, attemptMs = 0, allowedMs = Infinity): void {
+    if (!this.#guarded) return;
     this.#passes[client]?.settle(SUCCESS, undefined, attemptMs, allowedMs);
     this.#passes[client] = undefined;
   }
 
   /** The client's call ends: its pass settled as `retry()` settles it on its way out. */
   #end(client: number, event: typeof SUCCESS | typeof RELEASE): void {
+    if (!this.#guarded) return;
     this.#passes[client]?.settle(event);
     this.#passes[client] = undefined;
   }
@@ -113,10 +125,12 @@ export class ClientRetries {
     allowedMs = Infinity,
     failure?: unknown,
   ): Decision {
-    const took = queueingMs(attemptMs, false, failure, retryAfterMs);
-    const verdict = this.#passes[client]?.settle(FAILURE, undefined, took, allowedMs);
+    const verdict = this.#guarded
+      ? this.#passes[client]?.settle(FAILURE, undefined, queueingMs(attemptMs, false, failure, retryAfterMs), allowedMs)
+      : undefined;
     // The budget may hold the retry (the dependency is down): a wait it names, which decide() takes as a server's.
-    const [refusal, held] = typeof verdict === 'number' ? [undefined, verdict] : [verdict, 0];
+    const refusal = typeof verdict === 'number' ? undefined : verdict;
+    const held = typeof verdict === 'number' ? verdict : 0;
     const attempt = (this.#failed[client] as number) + 1;
     this.#failed[client] = attempt;
     const stored = this.#previous[client] as number;
