@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli';
@@ -7,6 +9,7 @@ import {
   type ExploreResult,
   exploreSummary,
   exploreVerdicts,
+  type Strategy,
   simulateExplore,
   simulateOutage,
   simulateOverload,
@@ -325,5 +328,34 @@ describe('herdless simulate --scenario explore', () => {
     const r = run('simulate', '--scenario', 'overload', '--cells', '3');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--cells is for the explore scenario only, not overload/);
+  });
+});
+
+describe('docs/explore.json: the evaluation draw the docs report', () => {
+  const root = join(import.meta.dirname, '..');
+  const saved = JSON.parse(readFileSync(join(root, 'docs', 'explore.json'), 'utf8')) as ExploreResult;
+  const strategies = saved.cells[0]?.results.map((r) => r.strategy) as Strategy[];
+
+  it('is `herdless simulate --scenario explore --range evaluation --from 1000 --cells 1000`: cells recompute alike', () => {
+    expect(saved.range).toBe('evaluation');
+    expect(saved.cells).toHaveLength(1_000);
+    expect(saved.cells[0]?.seed).toBe(EXPLORE_RANGES.evaluation + 1_000);
+    for (const index of [0, 421, 999]) {
+      const again = simulateExplore({ range: 'evaluation', from: 1_000 + index, cells: 1, strategies });
+      expect(again.cells[0]).toEqual(saved.cells[index]);
+    }
+  });
+
+  it('docs/explore.txt is its summary, and the README and the guide quote its figures', () => {
+    expect(readFileSync(join(root, 'docs', 'explore.txt'), 'utf8')).toBe(`${exploreSummary(saved)}\n`);
+    const mine = exploreVerdicts(saved).filter((v) => v.strategy === 'recommended');
+    const safe = Math.round((100 * mine.filter((v) => v.safe).length) / mine.length);
+    const judged = mine.filter((v) => v.beneficial !== null);
+    const benefit = Math.round((100 * judged.filter((v) => v.beneficial).length) / judged.length);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(readme).toContain(`never worse than not retrying in ${safe}% of them`);
+    expect(readme).toContain(`goodput in ${benefit}% of those where plain retries are safe`);
+    const guide = readFileSync(join(root, 'docs', 'guide', 'protecting.md'), 'utf8');
+    expect(guide).toMatch(new RegExp(`^\\| all \\(1,000\\) +\\| \\d+% +\\| \\*\\*${safe}% / ${benefit}%\\*\\*`, 'm'));
   });
 });
