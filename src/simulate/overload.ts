@@ -420,7 +420,8 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
         if (during(client)) begunDuring++;
       }
       if (!retries.start(client)) {
-        if (sentAt[client] === 0) refused++; // never sent: a CircuitOpenError
+        if (sentAt[client] === 0)
+          refused++; // never sent: a CircuitOpenError
         else if (retries.refusedBy === 'budget') budgetStops++; // a retry the budget refused as it was to start
         gaveUp(client, time); // a retry refused: RetryError 'circuit-open'
         continue;
