@@ -226,6 +226,7 @@ class Budget implements RetryBudget, Guard {
     const outcomes = this.#outcomes;
     const speeds = this.#speeds;
     outcomes.advance(now);
+    if (outcomes.a === 0) this.#since = Number.NaN; // nothing for a whole window: a trouble before that is old news
     outcomes.add(1, failed);
     speeds.advance(now);
     speeds.add(1, slow);
@@ -234,14 +235,15 @@ class Budget implements RetryBudget, Guard {
     // A slow failure is the dependency queueing, unless it is an isolated one: a hung connection among many fast
     // answers (at most 1 in 100 of the window's attempts, with minimumCalls known) is still retried.
     const queueing = slow === 1 && !(known && speeds.b <= ISOLATED * speeds.a);
-    if (!failing && !queueing) {
+    if (queueing) return -1;
+    if (!failing) {
       if (!failed) this.#since = Number.NaN; // the trouble is over
       return 0;
     }
-    if (Number.isNaN(this.#since)) this.#since = now;
     // Most attempts failing while some are slow is a dependency that queues and sheds: refused, as a slow failure is.
-    // Most failing and all fast is one that is down: held, to wait it out.
-    if (queueing || speeds.b > ISOLATED * speeds.a) return -1;
+    if (speeds.b > ISOLATED * speeds.a) return -1;
+    // Most failing and all fast is one that is down: held, to wait it out, from when this trouble began.
+    if (Number.isNaN(this.#since)) this.#since = now;
     return now - this.#since;
   }
 

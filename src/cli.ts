@@ -126,8 +126,9 @@ Partial only:
 Matrix: --instances (a list), --shed, --strategies (default ${MATRIX_STRATEGIES.join(', ')}; it needs no-retries and
 plain, the references every cell is judged against), --seed, --json, --svg (a heat map).
 
-Explore: --cells N (default 200), --range development|evaluation (default development: seeds 1, 2, ...; the
-evaluation range, seeds 1000001, ..., is for reporting, never tuning), --from N (the first cell's index in the range),
+Explore: --cells N (default 200, at most 10000: about 0.1-0.2 s of CPU a cell), --range development|evaluation
+(default development: seeds 1 to 1000000; the evaluation range, seeds 1000001 to 2000000, is for reporting, never
+tuning), --from N (the first cell's index in the range; --from + --cells at most 1000000),
 --strategies (default ${EXPLORE_STRATEGIES.join(', ')}; it needs no-retries and plain), --json.
 
 Contention only (the post's base 5 ms and cap 2 s):
@@ -372,7 +373,7 @@ const WANTS: Readonly<Record<ValueFlag, string>> = {
   instances: 'a positive integer (matrix: a list, e.g. 1,100,10000)',
   'failure-rate': 'a share from 0 to 1, like 0.5',
   duration: 'a duration like 30s',
-  cells: 'a positive integer, like 200',
+  cells: 'a positive integer up to 10000, like 200',
   range: 'development or evaluation',
   from: 'an integer >= 0, like 200',
 };
@@ -750,6 +751,9 @@ const MAX_INSTANCES = 100_000;
 
 const SCENARIOS: readonly string[] = ['outage', 'contention', 'overload', 'partial', 'matrix', 'explore'];
 
+/** The most cells a run draws: about 0.1-0.2 s of CPU a cell, so up to an hour on two cores. */
+const MAX_CELLS = 10_000;
+
 /** `herdless simulate --scenario explore`. */
 function runExplore(command: SimulateRun): number {
   const { values, strategies, io, progress, endProgress } = command;
@@ -763,8 +767,16 @@ function runExplore(command: SimulateRun): number {
   if (range !== 'development' && range !== 'evaluation') {
     throw new UsageError(`--range must be development or evaluation, got '${range}'`);
   }
-  const cells = positiveInteger('cells', values.cells as string | undefined, 200, 100_000);
-  const from = values.from === '0' ? 0 : positiveInteger('from', values.from as string | undefined, 0, 999_999);
+  const cells = positiveInteger('cells', values.cells as string | undefined, 200, MAX_CELLS);
+  const fromText = values.from as string | undefined;
+  if (fromText !== undefined && !/^\d+$/.test(fromText))
+    throw new UsageError(`--from must be an integer >= 0, got '${fromText}'`);
+  const from = fromText === undefined ? 0 : Number(fromText);
+  if (from + cells > 1_000_000) {
+    throw new UsageError(
+      `--from + --cells must be at most 1000000 (a range's size), got ${from} + ${cells}: the development range would run into the evaluation range`,
+    );
+  }
   const result = simulateExplore({ cells, range, from, strategies: names, onProgress: progress });
   endProgress();
   io.out(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${exploreSummary(result)}\n`);

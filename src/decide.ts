@@ -21,10 +21,11 @@ export type Decision =
  * (or not), the policy's budget holding the retry for `holdMs` (0: not held). Checks, in order: attempts left, the
  * server's wait against `maxRetryAfterMs`, the budget's hold against it too (`'budget'`), and whether the sleep would
  * end at or after the deadline (the policy's breaker and budget are asked by the caller, through its `Pass`). With no
- * wait (or a wait of 0) the delay is the jittered backoff; with one, the longer of the server's wait and the hold, it
- * is that wait plus a spread that grows with it ({@link spreadAfter}), so clients told the same moment do not return
- * together. A hold is first cut to half the time left before the deadline, so a held call still makes its last
- * attempt, at a spread moment, within its deadline. Pure but for `policy.random`.
+ * wait from the server (or a wait of 0) the delay is the jittered backoff; with one, it is that wait plus a spread
+ * that grows with it ({@link spreadAfter}), so clients told the same moment do not return
+ * together. The hold is a floor: the sleep is the longer of the backoff (or the server's wait) and the hold, spread;
+ * the hold is first cut to a quarter of the time left before the deadline, so that its sleep ends by half of it and a
+ * held call's attempt still gets the other half. Pure but for `policy.random` (drawn twice when held).
  */
 export function decide(
   policy: RetryPolicy<never>,
@@ -38,16 +39,18 @@ export function decide(
   // Infinity is "do not retry" (a negative gRPC pushback), whatever maxRetryAfterMs allows.
   if (retryAfterMs !== undefined && (retryAfterMs > policy.maxRetryAfterMs || retryAfterMs === Infinity))
     return { retry: false, reason: 'retry-after' };
-  if (holdMs > policy.maxRetryAfterMs) return { retry: false, reason: 'budget' };
-  // The budget's hold, taken as a server's wait, but never so long that it leaves no time before the deadline: a
-  // call with less time left waits a spread share of what it has, rather than giving up at once.
-  const held = Math.min(holdMs, (policy.timeoutMs - elapsedMs) / 2);
-  const waitMs = held > (retryAfterMs ?? 0) ? held : retryAfterMs;
-  const hinted = waitMs !== undefined && waitMs > 0;
-  const delayMs = hinted ? spreadAfter(waitMs, policy) : delayFor(policy, attempt, previousBackoffMs);
+  if (holdMs > policy.maxRetryAfterMs || holdMs === Infinity) return { retry: false, reason: 'budget' };
+  const hinted = retryAfterMs !== undefined && retryAfterMs > 0;
+  let delayMs = hinted ? spreadAfter(retryAfterMs, policy) : delayFor(policy, attempt, previousBackoffMs);
   // A server wait near the largest double, spread, overflows: a wait no deadline or none could ever see end.
   if (delayMs === Infinity) return { retry: false, reason: 'retry-after' };
-  const backoffMs = hinted ? previousBackoffMs : delayMs;
+  let backoffMs = hinted ? previousBackoffMs : delayMs;
+  // The budget's hold is a floor, spread as a server's wait is, and cut so that the sleep ends by half the time left
+  // before the deadline: a held call still gets half of what it has for its attempt, rather than giving up at once.
+  if (holdMs > 0) {
+    const held = spreadAfter(Math.min(holdMs, (policy.timeoutMs - elapsedMs) / 4), policy);
+    if (held > delayMs) [delayMs, backoffMs] = [held, previousBackoffMs];
+  }
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
   return { retry: true, delayMs, backoffMs };
 }

@@ -20,11 +20,15 @@ export type Settle = typeof SUCCESS | typeof FAILURE | typeof RELEASE | typeof S
  * `RELEASE` in every exit path, which lets go of what the pass still holds (the last attempt's unreported permit, a
  * retry paid for that never started: refunded).
  *
- * It refuses by returning the reason the call stops with:
+ * It refuses by returning the reason the call stops with, or holds a retry by returning a number (the number is
+ * new: code that reads what a pass returns must tell a string from a number):
  * - `FAILURE` returns whether a retry may follow, asked before the sleep so a refused retry never sleeps first
- *   (`'circuit-open'` unless the breaker is closed, then `'budget'` unless the budget pays for it); the call's own
- *   reasons to stop (attempts, the server's wait, the deadline) come first, and `RELEASE` refunds what was paid;
- * - `START` of a retry returns `'circuit-open'` when the breaker opened during the sleep; `START` of the first
+ *   (`'circuit-open'` unless the breaker is closed, then `'budget'` unless the budget pays for it), or a number of ms
+ *   > 0, the least the retry must wait (a budget holding it while the dependency is down; `retry()` takes it as
+ *   `decide()`'s `holdMs`; a number that is not > 0 is no hold); the call's own reasons to stop (attempts, the
+ *   server's wait, the deadline) come first, and `RELEASE` refunds what was paid;
+ * - `START` of a retry returns `'circuit-open'` when the breaker opened during the sleep, or `'budget'` when the
+ *   budget held it and the dependency has begun to queue since; `START` of the first
  *   attempt throws what the call rejects with (a `CircuitOpenError`), first attempts never being retried.
  * `START` and `FAILURE` may also throw a broken clock's or `random`'s error; `SUCCESS` and `RELEASE` never throw.
  */
@@ -59,7 +63,8 @@ export interface Pass {
  *   reset: () => real.reset(),
  *   open(next) {
  *     const pass = real.open(next);
- *     return { settle: (...args) => { const stop = pass.settle(...args); if (stop) refused++; return stop; } };
+ *     // A string is a refusal (the reason); a number, a hold (a retry the budget makes wait that long, in ms).
+ *     return { settle: (...args) => { const stop = pass.settle(...args); if (typeof stop === 'string') refused++; return stop; } };
  *   },
  * };
  * ```

@@ -53,17 +53,31 @@ describe('decide: the retry decision as a value', () => {
     });
   });
 
-  it('cuts a hold to half the time left before the deadline, so a held call still tries within it', () => {
-    // 6 s old trouble, 2 s left: a hold of 1 s, spread to 1.5 s (random 0.5), ending 0.5 s before the deadline.
+  it('cuts a hold to a quarter of the time left before the deadline, so a held attempt still gets half of it', () => {
+    // 6 s old trouble, 2 s left: a hold of 500 ms, spread to 750 ms (random 0.5), so 1.25 s are left for the attempt.
     expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, undefined, undefined, 6_000)).toMatchObject({
       retry: true,
-      delayMs: 1_500,
+      delayMs: 750,
     });
     // The server's own wait is not cut: past the deadline, the call stops.
     expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, 6_000, undefined)).toMatchObject({ reason: 'timeout' });
   });
 
-  it('property: a held retry sleeps in [hold, hold + min(capMs, hold)], cut to fit the deadline, never past it', () => {
+  it('a hold is a floor, never a shortcut: a backoff longer than the hold is slept as it is (review)', () => {
+    // A trouble 11 ms old held a call whose own backoff is 1 s: it slept 16.5 ms, sooner than without the budget.
+    const p = createPolicy({ random: () => 0.5, baseMs: 2_000 });
+    expect(decide(p, 1, 0, undefined, undefined, 11)).toEqual({ retry: true, delayMs: 1_000, backoffMs: 1_000 });
+    expect(decide(p, 1, 0, undefined, undefined, 5_000)).toEqual({ retry: true, delayMs: 7_500, backoffMs: undefined });
+  });
+
+  it('an Infinity hold stops with budget even when maxRetryAfterMs is Infinity (review)', () => {
+    expect(decide(policy({ maxRetryAfterMs: Infinity }), 1, 0, undefined, undefined, Infinity)).toEqual({
+      retry: false,
+      reason: 'budget',
+    });
+  });
+
+  it('property: a held retry sleeps the longer of its backoff and the hold spread; a hold ends by half the time left', () => {
     fc.assert(
       fc.property(
         fc.double({ min: 0.001, max: 50_000, noNaN: true }),
@@ -74,13 +88,17 @@ describe('decide: the retry decision as a value', () => {
           fc.pre(elapsed < timeoutMs);
           const p = createPolicy({ random: () => r, timeoutMs, maxAttempts: 5, maxRetryAfterMs: 60_000 });
           const d = decide(p, 1, elapsed, undefined, undefined, hold);
-          const held = Math.min(hold, (timeoutMs - elapsed) / 2);
+          const held = Math.min(hold, (timeoutMs - elapsed) / 4);
+          const backoff = r * p.baseMs;
           if (!d.retry) {
-            expect(d.reason).toBe('timeout'); // only a spread that rounds onto the deadline
+            expect(d.reason).toBe('timeout'); // the backoff alone crosses the deadline
+            expect(elapsed + backoff).toBeGreaterThanOrEqual(timeoutMs);
             return;
           }
-          expect(d.delayMs).toBeGreaterThanOrEqual(held);
-          expect(d.delayMs).toBeLessThanOrEqual(held + Math.min(p.capMs, held));
+          const eps = 1e-9 * (1 + d.delayMs + held);
+          expect(d.delayMs).toBeGreaterThanOrEqual(Math.max(held, backoff) - eps);
+          expect(d.delayMs).toBeLessThanOrEqual(Math.max(backoff, held + Math.min(p.capMs, held)) + eps);
+          if (d.delayMs > backoff) expect(d.delayMs).toBeLessThanOrEqual((timeoutMs - elapsed) / 2 + eps);
           expect(elapsed + d.delayMs).toBeLessThan(timeoutMs);
         },
       ),

@@ -91,6 +91,8 @@ describe('simulateExplore', () => {
     [{ cells: 1.5 }, /cells must be an integer/],
     [{ range: 'test' as 'development' }, /range must be 'development' or 'evaluation', got test/],
     [{ from: -1 }, /from must be an integer in \[0, 999999\], got -1/],
+    // Review: the development range ran into the evaluation range (from 999,999, 2 cells: seed 1,000,001).
+    [{ from: 999_999, cells: 2 }, /from \+ cells must be at most 1000000 .* run into the evaluation range/],
   ])('refuses %o with a RangeError naming it', (options, message) => {
     expect(() => simulateExplore(options)).toThrow(RangeError);
     expect(() => simulateExplore(options)).toThrow(message);
@@ -256,6 +258,39 @@ describe('simulateOverload: the troubles the space draws', () => {
   });
 });
 
+describe('simulateOverload: each trouble knob is checked (review: NaN spikes ran out of memory, negatives hung)', () => {
+  it.each([
+    [{ hang: 'yes' as unknown as boolean }, /hang must be true or false, got yes/],
+    [{ addedLatencyMs: Number.NaN }, /addedLatencyMs must be a finite number >= 0, got NaN/],
+    [{ addedLatencyMs: -1_000 }, /addedLatencyMs must be a finite number >= 0, got -1000/],
+    [{ flapMs: 0 }, /flapMs must be a number >= 1, or Infinity \(no flapping\), got 0/],
+    [{ flapMs: Number.NaN }, /flapMs must be a number >= 1/],
+    [{ flapMs: -5 }, /flapMs must be a number >= 1/],
+    [{ demandSpike: Number.NaN }, /demandSpike must be a number in \(0, 100\], got NaN/],
+    [{ demandSpike: Infinity }, /demandSpike must be a number in \(0, 100\], got Infinity/],
+    [{ demandSpike: -1 }, /demandSpike must be a number in \(0, 100\], got -1/],
+    [{ demandSpike: 0 }, /demandSpike must be a number in \(0, 100\], got 0/],
+    [{ concurrencyBaseMs: -100 }, /concurrencyBaseMs must be a finite number >= 0/],
+    [{ concurrencyBaseMs: Infinity }, /concurrencyBaseMs must be a finite number >= 0/],
+    [{ reissueMs: -1 }, /reissueMs must be a number > 0, or Infinity/],
+    [{ reissueMs: 0 }, /reissueMs must be a number > 0, or Infinity/],
+    [{ reissueMs: 500, reissues: -1 }, /reissues must be an integer in \[0, 10\], got -1/],
+    [{ reissueMs: 500, reissues: 1e9 }, /reissues must be an integer in \[0, 10\], got 1000000000/],
+    [{ reissueMs: 500, reissues: Number.NaN }, /reissues must be an integer in \[0, 10\], got NaN/],
+  ])('%o: a RangeError naming it', (options, message) => {
+    expect(() => simulateOverload({ ...short, ...options, strategies: ['no-retries'] })).toThrow(message);
+  });
+
+  it("counts a spike's and the re-issues' calls against the run's limit, before drawing any", () => {
+    expect(() =>
+      simulateOverload({ capacity: 100_000, load: 1, slowdownMs: 60_000, demandSpike: 100, strategies: ['none'] }),
+    ).toThrow(/with its spike and re-issues, is .* requests, more than 10000000/);
+    expect(() =>
+      simulateOverload({ capacity: 20_000, load: 1, reissueMs: 100, reissues: 10, strategies: ['none'] }),
+    ).toThrow(/with its spike and re-issues/);
+  });
+});
+
 describe("the seeds' blip: 1,000 clients, a 4 s outage, 10 attempts", () => {
   it('recommended brings through at least plain full jitter minus 10 points, with the peak after it under capacity', () => {
     for (const seed of [1, 2, 3]) {
@@ -314,8 +349,13 @@ describe('herdless simulate --scenario explore', () => {
   it.each([
     [['--range', 'test'], /--range must be development or evaluation, got 'test'/],
     [['--cells', '0'], /--cells must be a positive integer, got '0'/],
-    [['--cells', '100001'], /--cells must be at most 100000/],
-    [['--from', 'x'], /--from must be a positive integer, got 'x'/],
+    [['--cells', '10001'], /--cells must be at most 10000, got '10001'/],
+    [['--from', 'x'], /--from must be an integer >= 0, got 'x'/],
+    [['--from', '-1'], /--from must be an integer >= 0, got '-1'/],
+    [
+      ['--from', '999999', '--cells', '2'],
+      /--from \+ --cells must be at most 1000000 .* run into the evaluation range/,
+    ],
     [['--strategies', 'plain,recommended'], /--strategies for explore must include no-retries/],
     [['--load', '0.5'], /--load is for the overload and partial scenarios only, not explore/],
   ])('%s: a usage error (exit 2) that says why', (flags, message) => {

@@ -328,7 +328,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(after.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
   });
 
-  it('a held call waits within its deadline: the hold is cut to half the time left; one over maxRetryAfterMs stops', async () => {
+  it('a held call waits within its deadline: the hold is cut to a quarter of the time left; one over maxRetryAfterMs stops', async () => {
     const past = sleeps(failingAfter(1).fn, {
       budget: createRetryBudget(),
       maxAttempts: 12,
@@ -336,10 +336,10 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
       timeoutMs: 100,
     });
     await fake.clock.runAllAsync();
-    // At 67 ms the trouble is 63 ms old, with 33 ms left: 16.5 ms (a timer of whole ms: the next attempt fails at
-    // 84 ms); 16 ms left: 8 ms. The 12th and last attempt starts at 92 ms, before the deadline, instead of the call
-    // giving up at 67 ms.
-    expect(past.delays).toEqual([0, 0, 0, 0, 1, 3, 7, 15, 31, 16.5, 8]);
+    // At 35 ms the trouble is 31 ms old, with 65 ms left: a quarter, 16.25 ms; at 52 ms, 48 ms left: 12 ms; at 65 ms,
+    // 35 ms left: 8.75 ms. Each held sleep ends by half the time left, and the 12th and last attempt starts at about
+    // 74 ms, before the deadline, instead of the call giving up.
+    expect(past.delays).toEqual([0, 0, 0, 0, 1, 3, 7, 15, 16.25, 12, 8.75]);
     expect((past.run.result.reason as RetryError).reason).toBe('attempts');
     const long = sleeps(failingAfter(1).fn, {
       budget: createRetryBudget(),
@@ -434,6 +434,35 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(run.result.status).toBe('rejected');
     expect((run.result.reason as Error).message).toMatch(/now\(\)/);
     expect((run.result.reason as Error).cause).toBe(error);
+  });
+
+  it('a trouble from before a quiet spell is forgotten: a fresh blip is held from its own start (review)', async () => {
+    const budget = createRetryBudget();
+    // A trouble (4 fast failures), then 2 h without a call: the next trouble's age starts afresh.
+    await settle(retry(failingAfter(1).fn, { budget, maxAttempts: 4, random: () => 0 }));
+    await fake.clock.runAllAsync();
+    fake.clock.tick(2 * 3_600_000);
+    const blip = failingAfter(1, 5);
+    const { delays, run } = sleeps(blip.fn, { budget, maxAttempts: 6, random: () => 0 });
+    await fake.clock.runAllAsync();
+    // Before the fix: held 2 h, over maxRetryAfterMs: 'budget' after 4 attempts.
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(delays).toEqual([0, 0, 0, 0, 1]); // the 4th failure starts this trouble; the 5th waits its 1 ms
+  });
+
+  it('a slow success starts no trouble: a later outage is held from its own start (review)', async () => {
+    const budget = createRetryBudget();
+    await settle(
+      retry(() => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 600)), {
+        budget,
+        attemptTimeoutMs: 1_000,
+      }),
+    );
+    await fake.clock.runAllAsync();
+    fake.clock.tick(50_000);
+    const { delays } = sleeps(failingAfter(1).fn, { budget, maxAttempts: 6, random: () => 0 });
+    await fake.clock.runAllAsync();
+    expect(delays).toEqual([0, 0, 0, 0, 1]);
   });
 
   it('a partial failure below the ratio keeps every retry: 1,000 concurrent calls, half failing, none held', async () => {

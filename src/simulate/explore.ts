@@ -32,10 +32,14 @@ export const TROUBLE_KINDS = [
 export type TroubleKind = (typeof TROUBLE_KINDS)[number];
 
 /**
- * The seed ranges: cells of the development range (seeds 1, 2, ...) are the ones to look at and tune on; cells of the
- * evaluation range (seeds 1,000,001, ...) are the ones to report, drawn from the same space and never tuned on.
+ * The seed ranges: cells of the development range (seeds 1 to 1,000,000) are the ones to look at and tune on; cells of
+ * the evaluation range (seeds 1,000,001 to 2,000,000) are the ones to report, drawn from the same space and never
+ * tuned on.
  */
 export const EXPLORE_RANGES = { development: 1, evaluation: 1_000_001 } as const;
+
+/** How many cells each range holds: `from + cells` stays within it, so the two never meet. */
+const RANGE_SIZE = EXPLORE_RANGES.evaluation - EXPLORE_RANGES.development;
 
 /** What {@link simulateExplore} accepts; every field is optional. */
 export interface ExploreOptions {
@@ -43,7 +47,7 @@ export interface ExploreOptions {
   readonly cells?: number;
   /** Which seed range the cells come from (see {@link EXPLORE_RANGES}). Default `'development'`. */
   readonly range?: keyof typeof EXPLORE_RANGES;
-  /** The first cell's index in the range (to run a slice of it). Default 0. */
+  /** The first cell's index in the range (to run a slice of it); `from + cells` at most 1,000,000. Default 0. */
   readonly from?: number;
   /** Strategies compared in every cell; `no-retries` and `plain` are the references. Default those and `recommended`. */
   readonly strategies?: readonly Strategy[];
@@ -177,8 +181,13 @@ export function simulateExplore(options: ExploreOptions = {}): ExploreResult {
   if (!Object.hasOwn(EXPLORE_RANGES, range))
     throw new RangeError(`herdless: range must be 'development' or 'evaluation', got ${String(range)}`);
   const from = options.from ?? 0;
-  if (!(Number.isInteger(from) && from >= 0 && from < 1_000_000))
-    throw new RangeError(`herdless: from must be an integer in [0, 999999], got ${String(from)}`);
+  if (!(Number.isInteger(from) && from >= 0 && from < RANGE_SIZE))
+    throw new RangeError(`herdless: from must be an integer in [0, ${RANGE_SIZE - 1}], got ${String(from)}`);
+  // The ranges must never meet: a development cell past the range's end would be an evaluation cell.
+  if (from + count > RANGE_SIZE)
+    throw new RangeError(
+      `herdless: from + cells must be at most ${RANGE_SIZE} (a range's size), got ${from} + ${count}: the development range would run into the evaluation range`,
+    );
   const strategies = options.strategies ?? EXPLORE_STRATEGIES;
   const kinds = options.kinds;
   const cells: ExploreCell[] = [];

@@ -254,19 +254,31 @@ function checkOverload(s: OverloadResult['settings']): void {
   if (!(s.failureRate >= 0 && s.failureRate <= 1)) bad('failureRate', 'a number in [0, 1]', s.failureRate);
   checkInstances(s.instances);
   if (s.shedStatus !== 503 && s.shedStatus !== 429) bad('shedStatus', '503 or 429', s.shedStatus);
+  if (typeof s.hang !== 'boolean') bad('hang', 'true or false', s.hang);
+  if (!(s.addedLatencyMs >= 0 && Number.isFinite(s.addedLatencyMs)))
+    bad('addedLatencyMs', 'a finite number >= 0', s.addedLatencyMs);
+  if (!(s.flapMs >= 1)) bad('flapMs', 'a number >= 1, or Infinity (no flapping)', s.flapMs);
+  if (!(s.demandSpike > 0 && s.demandSpike <= 100)) bad('demandSpike', 'a number in (0, 100]', s.demandSpike);
+  if (!(Number.isNaN(s.concurrencyBaseMs) || (s.concurrencyBaseMs >= 0 && Number.isFinite(s.concurrencyBaseMs))))
+    bad('concurrencyBaseMs', 'a finite number >= 0 (or undefined: the FIFO server)', s.concurrencyBaseMs);
+  if (!(s.reissueMs > 0)) bad('reissueMs', 'a number > 0, or Infinity (users never re-issue)', s.reissueMs);
+  if (!(Number.isInteger(s.reissues) && s.reissues >= 0 && s.reissues <= 10))
+    bad('reissues', 'an integer in [0, 10]', s.reissues);
 }
 
 /** The limits of {@link simulateOverload}: what a run keeps in memory. */
 function checkOverloadLimits(s: OverloadResult['settings']): void {
   const runMs = s.warmupMs + s.slowdownMs + s.afterMs;
-  const calls = (s.load * s.capacity * runMs) / 1_000;
+  // The drawn calls (the spike's included), each re-issued up to `reissues` times by users who do.
+  const drawn = (s.load * s.capacity * (runMs + s.slowdownMs * (s.demandSpike - 1))) / 1_000;
+  const calls = drawn * (s.reissueMs === Infinity ? 1 : 1 + s.reissues);
   const windows = Math.max(windowsIn(runMs, s.windowMs), windowsIn(s.afterMs, 1_000));
   const limit = (what: string) => {
     throw new SimulationLimitError(`herdless: simulateOverload: ${what}: shorten the run or lower the rate`);
   };
   if (calls > MAX_CALLS) {
     limit(
-      `load x capacity (${s.load} x ${s.capacity}/s) over ${runMs} ms is ${calls} requests, more than ${MAX_CALLS}`,
+      `load x capacity (${s.load} x ${s.capacity}/s) over ${runMs} ms, with its spike and re-issues, is ${calls} requests, more than ${MAX_CALLS}`,
     );
   }
   if (windows > MAX_WINDOWS)
