@@ -157,7 +157,7 @@ try {
     'requests: what the server received; ampl.: requests from the trouble on, over what it can serve; goodput: ' +
       'calls\nthat succeeded; recovery: from the slowdown’s end until 95% of calls succeed ' +
       `${formatMs(5 * s.recoveryWindowMs)} in a row; during: calls begun\nduring the failure that succeeded; 503s: ` +
-      'requests the server failed; refused: by the breaker or the budget;\nwasted: served after the client gave up; ' +
+      'requests the server failed; refused: by the budget;\nwasted: served after the client gave up; ' +
       'behind: work queued when traffic ended.\n',
   );
   const results = runs.flatMap((run) => run.results);

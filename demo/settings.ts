@@ -105,7 +105,8 @@ export interface Act {
 }
 
 /**
- * The acts of a run: the overload (the naive loop, full jitter and the recommended setup through a slowdown), then a
+ * The acts of a run: the overload (the naive loop, no retries, full jitter and the recommended setup through a
+ * slowdown), then a
  * partial failure at each of `partialLoads` (no retries, full jitter and the recommended setup).
  */
 export function acts(s: DemoSettings): Act[] {
@@ -118,7 +119,7 @@ export function acts(s: DemoSettings): Act[] {
       afterMs: s.afterMs,
       slowdownCapacity: s.slowdownCapacity,
       failureRate: 0,
-      lanes: ['naive', 'plain', 'recommended'],
+      lanes: ['naive', 'no-retries', 'plain', 'recommended'],
     },
     ...s.partialLoads.map(
       (load): Act => ({

@@ -18,22 +18,26 @@ export interface RetryPermit {
 export interface RetryBudgetOptions {
   /**
    * A failure that took at least this long, in ms, says the dependency is queueing, and gets no retry (nor does one
-   * whose attempt timeout, or the deadline, abandoned it), unless it is an isolated one (at most 1 in 100 of the last
-   * `failureWindowMs`'s attempts, with `minimumCalls` of them): a finite number > 0. Default: half the time the attempt was
-   * allowed (its `attemptTimeoutMs`, or what was left of the deadline, whichever is less); with neither, only an
-   * attempt the deadline cut, and a throttling answer that names no wait (see `isThrottled`), count as slow. Give attempts an `attemptTimeoutMs` for this rule to see a queue. The
-   * time is the attempt's own, measured by `retry()` on `performance.now()` from when the breaker let it through to
-   * when it settled (the caller's hooks, `isTransient`, `onFailure`, not included), not on this budget's `now`.
+   * whose attempt timeout abandoned it), unless it is an isolated one (at most 1 in 100 of the last
+   * `failureWindowMs`'s attempts, with `minimumCalls` of them): a finite number > 0. Default: half the attempt's
+   * `attemptTimeoutMs`; without one, half of what was left of the call's deadline when the attempt started, and an
+   * attempt the deadline cut counts as slow; with neither, only a throttling answer that names no wait (see
+   * `isThrottled`) does. An attempt that the call's own deadline cut before its `attemptTimeoutMs` counts at the time it
+   * took: a call near its deadline says nothing of a queue. Give attempts an `attemptTimeoutMs` for this rule to see
+   * one. The time is the attempt's own, measured by `retry()` on `performance.now()` from when the breaker let it
+   * through to when it settled (the caller's hooks, `isTransient`, `onFailure`, not included), not on this budget's
+   * `now`.
    */
   readonly slowMs?: number | undefined;
   /**
    * When at least this share of this budget's own attempts failed over the last `failureWindowMs` (with at least
-   * `minimumCalls` of them), the dependency is down or shedding, and a retry waits out the trouble: it is held for at
-   * least as long as the trouble has lasted so far (as this budget saw it), spread up to twice that, as a server's
-   * Retry-After is (the spread at most `capMs`), so that the calls held come back spread out, and the fewer the
-   * longer it goes on; a held retry that finds the dependency queueing as it is about to start is refused. A hold is
-   * cut to half the time left before the call's deadline; one over its `maxRetryAfterMs` ends it (`'budget'`). While
-   * some of those attempts are also slow, the dependency queues and sheds: the retry is refused, not held.
+   * `minimumCalls` of them), the dependency is down, and a retry waits out the trouble: it is held for at least as
+   * long as the trouble has lasted so far (as this budget saw it; a window with no attempt forgets it), spread up to
+   * twice that, as a server's Retry-After is (the spread at most `capMs`), or its own backoff if that is longer, so
+   * that the calls held come back spread out, and the fewer the longer it goes on; a held retry that finds the
+   * dependency queueing as it is about to start is refused. A hold is cut so that its sleep ends by half the time left
+   * before the call's deadline; one over its `maxRetryAfterMs` ends the call (`'budget'`). While some of those
+   * attempts are also slow, the dependency queues and sheds: the retry is refused, not held.
    * A number in (0, 1]. Default `0.85`.
    */
   readonly failureRatio?: number | undefined;
@@ -343,8 +347,9 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   long outage come back spread over a time that grows with it, at a rate that does not. A held retry is asked
  *   again as it is about to start: if the dependency has begun to queue meanwhile (a slow attempt in the last
  *   `failureWindowMs`, unless an isolated one), it is refused, so the calls held through an outage do not feed the
- *   queue that forms as it ends. A hold is cut to half the time left before the call's deadline, so the call still
- *   tries within it; one longer than its `maxRetryAfterMs` ends it with `'budget'`.
+ *   queue that forms as it ends. A hold never shortens the retry's own backoff; it is cut so that its sleep ends by
+ *   half the time left before the call's deadline, leaving the attempt the other half; one longer than its
+ *   `maxRetryAfterMs` ends the call with `'budget'`. A window with no attempt at all forgets the trouble.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a
  * dependency that fails some of its requests while it has room keeps what retrying is for. First attempts are never
  * refused. Both rules read only this budget's own attempts, and neither counts retries against a per-process reserve,

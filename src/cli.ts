@@ -81,7 +81,7 @@ Flags:
   --clients N                   outage: clients (default 1000); contention: a list, e.g. 10,50,100 (default 10..100)
   --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker,
                                 or no-retries (maxAttempts 1), plain (full jitter) and recommended (full jitter with
-                                the README's budget and breaker, the library's defaults)
+                                the README's budget, the library's defaults)
                                 (default: outage and contention, all without; overload, ${OVERLOAD_STRATEGIES.join(', ')}):
                                 immediate retries at once; fixed waits 500 ms between attempts; none is exponential
                                 backoff without jitter (100 ms doubling to 10 s); full, equal and decorrelated are

@@ -193,6 +193,7 @@ async function loop<T>(
   let fromMs = 0;
   let tookMs = 0;
   let allowedMs = Infinity;
+  let judgedMs = Infinity;
 
   try {
     for (; ; attempt++) {
@@ -215,6 +216,8 @@ async function loop<T>(
         // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
         if (guarded && pass !== undefined) fromMs = now() - start;
         allowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
+        // What a budget judges its speed against: its own timeout, not a sliver of the call's deadline (review).
+        judgedMs = attemptTimeoutMs < Infinity ? attemptTimeoutMs : allowedMs;
         try {
           outcome = await (guarded ? guard(allowedMs, watch, p.unref, fn, context, start + fromMs) : fn(context));
         } catch (error) {
@@ -295,11 +298,13 @@ async function loop<T>(
         // The budget may hold the retry (the dependency is saturated): a wait it names, taken as a server's is.
         let held = 0;
         if (timedOut || !byDeadline) {
+          // Cut by the call's own deadline before its attempt timeout: it took what it took, no sign of a queue.
+          const cut = timedOut && byDeadline && attemptTimeoutMs < Infinity;
           const verdict = pass?.settle(
             FAILURE,
             undefined,
-            queueingMs(tookMs, timedOut, outcome, retryAfterMs),
-            allowedMs,
+            queueingMs(tookMs, timedOut && !cut, outcome, retryAfterMs),
+            judgedMs,
           );
           if (typeof verdict === 'number') held = verdict;
           else reason = verdict;
@@ -349,7 +354,7 @@ async function loop<T>(
     watch?.release();
     // A success is counted; an attempt that ended saying nothing of the dependency is released; a retry the budget paid
     // for that never started (the call stopped, an abort, the deadline, onRetry, the breaker) is refunded.
-    pass?.settle(end, undefined, tookMs, allowedMs);
+    pass?.settle(end, undefined, tookMs, judgedMs);
   }
 
   // An abort wins over what a callback, random, the breaker or the budget threw after it, and over the outcome, from

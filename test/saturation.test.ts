@@ -465,6 +465,52 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(delays).toEqual([0, 0, 0, 0, 1]);
   });
 
+  it('with a deadline, a held call near its end is no sign of a queue: the budget does no worse than plain (review)', async () => {
+    // 30 calls, one every 100 ms, on one budget; fast 503s for 3 s, then fine; each call 5 attempts, 1 s attempt
+    // timeout, a 2 s deadline. Holds cut near the deadline left attempts a sliver, read as slow (half of what was left,
+    // or cut by the deadline): every held retry was then refused, and the budget brought 0 of 30 through (plain: 6).
+    const run = async (budget: ReturnType<typeof createRetryBudget> | undefined) => {
+      const start = performance.now();
+      const dependency = () =>
+        new Promise<string>((resolve, reject) =>
+          setTimeout(() => (performance.now() - start < 3_000 ? reject(transient()) : resolve('ok')), 2),
+        );
+      const calls: ReturnType<typeof settle>[] = [];
+      for (let i = 0; i < 30; i++) {
+        calls.push(settle(retry(dependency, { budget, maxAttempts: 5, attemptTimeoutMs: 1_000, timeoutMs: 2_000 })));
+        await fake.clock.tickAsync(100);
+      }
+      await fake.clock.runAllAsync();
+      return calls.filter((c) => c.result.status === 'fulfilled').length;
+    };
+    const plain = await run(undefined);
+    const budgeted = await run(createRetryBudget());
+    expect(plain).toBeGreaterThan(0);
+    expect(budgeted).toBeGreaterThanOrEqual(plain);
+  });
+
+  it("a fast failure near the call's deadline is judged against its attempt timeout, not the sliver left (review)", async () => {
+    // The 2nd attempt starts at 990 ms of a 1 s deadline: 10 ms left. It fails fast, in 6 ms: over half of the
+    // sliver, but a hundredth of its 1 s attempt timeout. No sign of a queue: it is retried at once (random 0), and the
+    // 3rd attempt is cut by the deadline (also no sign of one); the call ends on its deadline, not refused.
+    let n = 0;
+    let draws = 0;
+    const fn = () => new Promise<string>((_, reject) => setTimeout(() => reject(transient()), n++ === 0 ? 1 : 6));
+    const run = settle(
+      retry(fn, {
+        budget: createRetryBudget(),
+        maxAttempts: 3,
+        baseMs: 1_000,
+        random: () => (draws++ === 0 ? 0.989 : 0),
+        attemptTimeoutMs: 1_000,
+        timeoutMs: 1_000,
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(n).toBe(3); // refused after the 2nd before the fix ('budget')
+    expect((run.result.reason as RetryError).reason).toBe('timeout');
+  });
+
   it('a partial failure below the ratio keeps every retry: 1,000 concurrent calls, half failing, none held', async () => {
     const budget = createRetryBudget();
     let n = 0;
