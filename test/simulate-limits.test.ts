@@ -1,8 +1,16 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/cli';
-import { OutageServer, simulateOutage, simulateOverload, svgChart, table, terminalChart } from '../src/simulate/index';
-import { MAX_CALLS, MAX_WINDOWS } from '../src/simulate/limits';
+import {
+  OutageServer,
+  simulateContention,
+  simulateOutage,
+  simulateOverload,
+  svgChart,
+  table,
+  terminalChart,
+} from '../src/simulate/index';
+import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError } from '../src/simulate/limits';
 
 /**
  * Issue 19, item 1: every flag value the simulator accepts runs to an answer or a one-line error, never a stack
@@ -199,5 +207,42 @@ describe('herdless simulate: an answer or a one-line error, exit code 2', () => 
       throw new RangeError('something else');
     });
     expect(() => run('simulate', '--clients', '2', '--strategies', 'full', '--json')).toThrow('something else');
+  });
+});
+
+describe('issue 30 item 7: settings that ran for hours, or gave nonsense, are refused up front', () => {
+  it('simulateOutage checks its settings and its keys (capacity: -5 reported a peak of -0.4x)', () => {
+    expect(() => simulateOutage({ capacity: -5 })).toThrow(/^herdless: capacity must be a finite number > 0, got -5$/);
+    expect(() => simulateOutage({ clients: 0 })).toThrow(/^herdless: clients must be an integer >= 1, got 0$/);
+    expect(() => simulateOutage({ clients: 1.5 })).toThrow(/clients must be an integer >= 1, got 1.5/);
+    expect(() => simulateOutage({ outageMs: Number.NaN })).toThrow(/outageMs must be a finite number >= 0, got NaN/);
+    expect(() => simulateOutage({ capacityWindowMs: 0 })).toThrow(/capacityWindowMs must be a finite number > 0/);
+    expect(() => simulateOutage({ hopSdMs: -1 })).toThrow(/hopSdMs must be a finite number >= 0, got -1/);
+    expect(() => simulateOutage({ retryAfterMs: Infinity })).toThrow(/retryAfterMs must be a finite number >= 0/);
+    expect(() => simulateOutage({ capacty: 10 } as never)).toThrow(TypeError);
+    expect(() => simulateOutage({ capacty: 10 } as never)).toThrow(/capacty.*did you mean capacity/);
+  });
+
+  it('a run whose attempts could number over MAX_WORK is a SimulationLimitError naming the settings', () => {
+    expect(() => simulateOutage({ clients: 100_000, maxAttempts: 2_000 })).toThrow(SimulationLimitError);
+    expect(() => simulateOutage({ clients: 100_000, maxAttempts: 2_000 })).toThrow(
+      /clients x maxAttempts \(100000 x 2000\) is 200000000 attempts at most, more than 100000000/,
+    );
+    expect(() => simulateOverload({ maxAttempts: 100_000 })).toThrow(
+      /its 55200 calls x maxAttempts \(100000\) is 5520000000 attempts at most, more than 100000000/,
+    );
+    expect(() => simulateContention({ clients: [100_000] })).toThrow(SimulationLimitError);
+    expect(() => simulateContention({ clients: [100_000] })).toThrow(/clients squared .* more than 100000000/);
+    expect(() => simulateContention({ clients: [0] })).toThrow(/clients must be integers >= 1, got 0/);
+    expect(() => simulateContention({ runs: 0 })).toThrow(/runs must be an integer >= 1, got 0/);
+  });
+
+  it.each([
+    [['--scenario', 'overload', '--max-attempts', '100000'], /calls x maxAttempts/],
+    [['--scenario', 'contention', '--clients', '100000'], /clients squared/],
+  ])('herdless simulate %j answers at once with exit code 2', (flags, message) => {
+    const { code, err } = run('simulate', ...flags);
+    expect(code).toBe(2);
+    expect(err).toMatch(message);
   });
 });

@@ -1,4 +1,5 @@
 import { createPolicy, type RetryOptions } from '../policy';
+import { MAX_WORK, SimulationLimitError } from './limits';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
@@ -82,6 +83,19 @@ export function simulateContention(options: ContentionOptions = {}): ContentionR
   const strategies = (options.strategies ?? (['immediate', 'none', 'full', 'equal', 'decorrelated'] as const)).map(
     resolveStrategy,
   );
+  for (const clients of settings.clients) {
+    if (!(Number.isInteger(clients) && clients >= 1))
+      throw new RangeError(`herdless: clients must be integers >= 1, got ${String(clients)}`);
+  }
+  if (!(Number.isInteger(settings.runs) && settings.runs >= 1))
+    throw new RangeError(`herdless: runs must be an integer >= 1, got ${String(settings.runs)}`);
+  // Each contended round costs every client against every other: the work grows with clients squared.
+  const work = settings.clients.reduce((sum, c) => sum + c * c, 0) * settings.runs * strategies.length;
+  if (work > MAX_WORK) {
+    throw new SimulationLimitError(
+      `herdless: simulateContention: clients squared (summed over ${settings.clients.length} points) x ${settings.runs} runs x ${strategies.length} strategies is ${work}, more than ${MAX_WORK}: fewer or smaller points, or fewer runs`,
+    );
+  }
   const results: ContentionPoint[] = [];
   let done = 0;
   for (const clients of settings.clients) {

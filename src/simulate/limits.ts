@@ -16,6 +16,14 @@ export const MAX_WINDOWS = 10_000_000;
  */
 export const MAX_CALLS = 10_000_000;
 
+/**
+ * The most work a run may ask for, counted in the units each scenario's cost grows with: attempts that could be made
+ * (calls x `maxAttempts`) in the outage and overload scenarios, client pairs (the sum of clients squared, times runs
+ * and strategies) in the contention one. 100 million: a few minutes at worst on a laptop. Past it a run could go on
+ * for hours printing nothing (`--max-attempts 100000`, `--clients 100000`): it is refused, naming the settings.
+ */
+export const MAX_WORK = 100_000_000;
+
 /** A simulator limit was reached: a RangeError whose message names the settings to change and the limit. */
 export class SimulationLimitError extends RangeError {}
 

@@ -1,5 +1,7 @@
+import { nearest } from '../nearest';
 import { createPolicy } from '../policy';
-import { checkInstances, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
+import { onlyKnown } from '../validate';
+import { checkInstances, MAX_WINDOWS, MAX_WORK, SimulationLimitError, windowsIn } from './limits';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
@@ -171,6 +173,7 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
     instances: options.instances ?? 1,
     seed: options.seed ?? 1,
   };
+  checkOutage(options, settings);
   const windows = windowsIn(settings.outageMs, settings.capacityWindowMs);
   if (windows > MAX_WINDOWS) {
     throw new SimulationLimitError(
@@ -185,6 +188,49 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
     return figures;
   });
   return { scenario: 'outage', settings, results };
+}
+
+/** What {@link simulateOutage} takes. */
+const OUTAGE_KEYS: ReadonlySet<string> = new Set([
+  'clients',
+  'startWindowMs',
+  'outageMs',
+  'capacity',
+  'capacityWindowMs',
+  'hopMeanMs',
+  'hopSdMs',
+  'maxAttempts',
+  'timeoutMs',
+  'retryAfterMs',
+  'instances',
+  'strategies',
+  'seed',
+  'onProgress',
+]);
+
+/**
+ * The outage scenario's settings checked: a RangeError naming a bad one (`capacity: -5` reported a peak of -0.4x), a
+ * TypeError naming an unknown key, and a {@link SimulationLimitError} for a run that could go on for hours.
+ */
+function checkOutage(options: OutageOptions, s: OutageResult['settings']): void {
+  onlyKnown(options, OUTAGE_KEYS, 'simulateOutage', (key) => nearest(key, OUTAGE_KEYS));
+  const bad = (name: string, wants: string, value: unknown) => {
+    throw new RangeError(`herdless: ${name} must be ${wants}, got ${String(value)}`);
+  };
+  if (!(Number.isInteger(s.clients) && s.clients >= 1)) bad('clients', 'an integer >= 1', s.clients);
+  if (!(s.capacity > 0 && Number.isFinite(s.capacity))) bad('capacity', 'a finite number > 0', s.capacity);
+  for (const name of ['capacityWindowMs'] as const) {
+    if (!(s[name] > 0 && Number.isFinite(s[name]))) bad(name, 'a finite number > 0', s[name]);
+  }
+  for (const name of ['startWindowMs', 'outageMs', 'hopMeanMs', 'hopSdMs', 'retryAfterMs'] as const) {
+    if (!(s[name] >= 0 && Number.isFinite(s[name]))) bad(name, 'a finite number >= 0', s[name]);
+  }
+  const work = s.clients * Math.min(s.maxAttempts, Number.MAX_SAFE_INTEGER);
+  if (work > MAX_WORK) {
+    throw new SimulationLimitError(
+      `herdless: simulateOutage: clients x maxAttempts (${s.clients} x ${s.maxAttempts}) is ${work} attempts at most, more than ${MAX_WORK}: fewer clients or attempts`,
+    );
+  }
 }
 
 function runOutage(s: OutageResult['settings'], strategy: ResolvedStrategy): OutageFigures {
