@@ -10,10 +10,10 @@ import {
   type SettleEvent,
 } from '../index';
 import { fail, optionalFn } from './check';
-import { attrs, Tally } from './instruments';
+import { attrs, quietly, Tally } from './instruments';
 import { ATTR_METHOD, ATTR_OUTCOME, ATTR_POLICY, ATTR_RESEND_COUNT, ATTR_STATUS_CLASS } from './names';
 import { type TelemetryOptions, telemetryOptions } from './options';
-import { afterYours, quietly, recordGiveUp, recordRejection, recordRetry } from './policy';
+import { afterYours, recordGiveUp, recordRejection, recordRetry } from './policy';
 import { CALL, type CallState, type PolicyTelemetry, RESEND } from './registry';
 
 /**
