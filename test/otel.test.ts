@@ -589,3 +589,21 @@ describe('a broken meter: no constructor throws, no transition is lost (issue 30
     });
   }
 });
+
+describe('the meter (issue 30)', () => {
+  it("is named herdless, with the package's version, as names.METER says", async () => {
+    const { MeterProvider, MetricReader } = await import('@opentelemetry/sdk-metrics');
+    const { readFileSync } = await import('node:fs');
+    class Reader extends MetricReader {
+      protected override async onForceFlush() {}
+      protected override async onShutdown() {}
+    }
+    const reader = new Reader();
+    const provider = new MeterProvider({ readers: [reader] });
+    await coreRetry(async () => 'ok', withTelemetry({}, { name: 'v', meterProvider: provider }));
+    const { resourceMetrics } = await reader.collect();
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(resourceMetrics.scopeMetrics.map((s) => s.scope)).toEqual([{ name: names.METER, version: pkg.version }]);
+    await provider.shutdown();
+  });
+});

@@ -51,6 +51,9 @@ const observed: Record<'budget' | 'breaker', Set<Observed>> = { budget: new Set(
 
 const byProvider = new WeakMap<MeterProvider, Instruments>();
 
+/** The meter's version: the package's (test/otel.test.ts checks that they agree). */
+const VERSION = '0.1.0';
+
 /**
  * Runs a recording; what it throws (a broken meter or tracer: OpenTelemetry's SDKs should not throw, a custom one may)
  * goes to OpenTelemetry's own diagnostic logger, never into the call, whose outcome telemetry must not change.
@@ -73,7 +76,7 @@ export function instruments(provider: MeterProvider | undefined): Instruments {
   let found = byProvider.get(p);
   if (found === undefined) {
     try {
-      found = create(p, p.getMeter(METER));
+      found = create(p, p.getMeter(METER, VERSION));
     } catch (error) {
       diag.error('herdless/otel: the meter could not create its instruments (nothing is recorded for it)', error);
       found = create(p, createNoopMeter());
