@@ -250,3 +250,33 @@ describe('telemetryFetch takes every retryingFetch option (review)', () => {
     expect(seen).toEqual(['1', '2']);
   });
 });
+
+describe('telemetryFetch without a context manager (issue 30)', () => {
+  it('still counts each retry by http.request.method (a retried status and a network error)', async () => {
+    const { context } = await import('@opentelemetry/api');
+    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+    let n = 0;
+    const put = telemetryFetch(
+      {
+        baseMs: 0,
+        fetch: async () => {
+          n++;
+          if (n === 2) throw new TypeError('fetch failed');
+          return new Response('', { status: n === 1 ? 503 : 200 });
+        },
+      },
+      { name: 'api', meterProvider: otel.meterProvider },
+    );
+    context.disable();
+    try {
+      expect((await put('http://x.test/', { method: 'PUT', body: 'x' })).status).toBe(200);
+    } finally {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    }
+    const m = await otel.collect();
+    expect(m[names.RETRIES]?.points).toEqual([
+      { attributes: { ...A, 'http.request.method': 'PUT', 'herdless.http.status_class': '5xx' }, value: 1 },
+      { attributes: { ...A, 'http.request.method': 'PUT' }, value: 1 },
+    ]);
+  });
+});

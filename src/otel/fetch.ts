@@ -100,6 +100,9 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
   };
 
   const tally = new Tally(meterProvider);
+  // The method of the request each Response or error came from: onRetry reads it there, so that a retry keeps its
+  // method without a context manager too (the call's state travels in the context, which then carries nothing).
+  const sentWith = new WeakMap<object, string>();
   const attempt: Fetch = (input, init) => {
     const state = context.active().getValue(CALL) as CallState | undefined;
     const resends = state === undefined ? 0 : state.sent++;
@@ -112,11 +115,17 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     return sent.then(
       (response) => {
         const outcome = retried.has(response.status) ? 'failure' : 'success';
-        quietly(() => tally.add(attributes(outcome, method, response.status)));
+        quietly(() => {
+          sentWith.set(response, method);
+          tally.add(attributes(outcome, method, response.status));
+        });
         return response;
       },
       (error: unknown) => {
-        quietly(() => tally.add(attributes('failure', method, undefined)));
+        quietly(() => {
+          if (typeof error === 'object' && error !== null) sentWith.set(error, method);
+          tally.add(attributes('failure', method, undefined));
+        });
         throw error;
       },
     );
@@ -125,7 +134,8 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     onRetry: afterYours(onRetry, (event: RetryEvent) => {
       const state = context.active().getValue(CALL) as CallState | undefined;
       const status = (event.value as Response | undefined)?.status;
-      const a = attributes(undefined, state?.method, status);
+      const method = state?.method ?? sentWith.get((event.value ?? event.error) as object);
+      const a = attributes(undefined, method, status);
       recordRetry(meterProvider, name, a, event, a);
     }),
     onSettle(event: SettleEvent) {
