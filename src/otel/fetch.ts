@@ -139,9 +139,9 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
       recordRetry(meterProvider, name, a, event, a);
     }),
     onSettle(event: SettleEvent) {
-      // How the call ended, for a call that resolves with a retried status that givenUp() does not name.
+      // The attempts the call made, for its give-up's span event (givenUp() tells the reason).
       const state = context.active().getValue(CALL) as CallState | undefined;
-      if (state !== undefined) [state.reason, state.attempts] = [event.reason, event.attempts];
+      if (state !== undefined) state.attempts = event.attempts;
       return onSettle?.(event);
     },
   };
@@ -162,13 +162,10 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     const extra = attributes(undefined, method, undefined);
     return context.with(context.active().setValue(CALL, state), call, undefined, input, init).then(
       (response) => {
-        // Resolved with a status it retries: it gave up (out of attempts, the deadline, the server's wait...).
-        if (retried.has(response.status)) {
-          // givenUp() says why (the budget's refusals included); a call sent once (a POST without a key) stopped on
-          // its first answer ('attempts'), unless the inner retry() stopped first for its own reason (the deadline).
-          const reason = givenUp(response) ?? state.reason ?? 'attempts';
-          quietly(() => recordGiveUp(t, reason, state.attempts ?? 1, response, extra));
-        }
+        // givenUp() names why a call that resolved with a retried status gave up (out of attempts, a POST sent once
+        // by rule, the deadline, the server's wait, the budget...), and nothing for any other answer.
+        const reason = givenUp(response);
+        if (reason !== undefined) quietly(() => recordGiveUp(t, reason, state.attempts ?? 1, response, extra));
         return response;
       },
       (error: unknown) => {
