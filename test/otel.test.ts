@@ -607,3 +607,30 @@ describe('the meter (issue 30)', () => {
     await provider.shutdown();
   });
 });
+
+describe('what was collected leaves the instruments (coverage of the weak references)', () => {
+  it('a dropped policy, budget and breaker leave the counter and the gauges; 1,024 dropped policies are pruned', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    const { setImmediate: turn } = await import('node:timers/promises');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const meterProvider = otel.meterProvider;
+    const kept = withTelemetry({}, { name: 'kept', meterProvider });
+    await coreRetry(async () => 'ok', kept);
+    (() => {
+      for (let i = 0; i < 1_100; i++) withTelemetry({}, { name: 'dropped', meterProvider });
+      observeBudget({ ratio: 0.1 }, { name: 'dropped', meterProvider });
+      observeBreaker({}, { name: 'dropped', meterProvider });
+    })();
+    await turn(); // a WeakRef's target lives to the end of the job that made it
+    gc();
+    withTelemetry({}, { name: 'pruning', meterProvider }); // past 1,024: prunes the dead
+    const m = await otel.collect();
+    const policiesIn = (metric: string) => new Set(m[metric]?.points.map((p) => Object.values(p.attributes)[0]));
+    expect(policiesIn(names.ATTEMPTS)).toEqual(new Set(['kept']));
+    expect(m[names.BUDGET_AVAILABLE]).toBeUndefined();
+    expect(m[names.BREAKER_STATE]).toBeUndefined();
+    expect(kept).toBeDefined();
+  });
+});
