@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRetryBudget, givenUp, RetryError, retryingFetch } from '../src/index';
-import { errorType, names, resendCountHook, telemetryFetch } from '../src/otel/index';
+import { errorType, names, observeBreaker, resendCountHook, telemetryFetch } from '../src/otel/index';
 import { type Handler, inTurn, reply, reset, serve } from './http-server';
 import { point, useOtel } from './otel-setup';
 
@@ -248,5 +249,68 @@ describe('telemetryFetch takes every retryingFetch option (review)', () => {
     );
     expect((await get('http://x.test/')).status).toBe(200);
     expect(seen).toEqual(['1', '2']);
+  });
+});
+
+describe('telemetryFetch without a context manager (issue 30)', () => {
+  it('still counts each retry by http.request.method (a retried status and a network error)', async () => {
+    const { context } = await import('@opentelemetry/api');
+    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+    let n = 0;
+    const put = telemetryFetch(
+      {
+        baseMs: 0,
+        fetch: async () => {
+          n++;
+          if (n === 2) throw new TypeError('fetch failed');
+          return new Response('', { status: n === 1 ? 503 : 200 });
+        },
+      },
+      { name: 'api', meterProvider: otel.meterProvider },
+    );
+    context.disable();
+    try {
+      expect((await put('http://x.test/', { method: 'PUT', body: 'x' })).status).toBe(200);
+    } finally {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    }
+    const m = await otel.collect();
+    expect(m[names.RETRIES]?.points).toEqual([
+      { attributes: { ...A, 'http.request.method': 'PUT', 'herdless.http.status_class': '5xx' }, value: 1 },
+      { attributes: { ...A, 'http.request.method': 'PUT' }, value: 1 },
+    ]);
+  });
+});
+
+describe('docs/otel.md lists what is emitted (issue 30)', () => {
+  const doc = readFileSync(new URL('../docs/otel.md', import.meta.url), 'utf8');
+  /** The table row that starts with `` | `first` `` (whitespace-padded). */
+  const row = (first: string) => doc.split('\n').find((l) => new RegExp(`^\\|\\s*\`${first}\`\\s*\\|`).test(l)) ?? '';
+
+  it("every change_reason a breaker's transitions carry, isolated and reset included", async () => {
+    const breaker = observeBreaker({ consecutiveFailures: 1 }, { name: 'b', meterProvider: otel.meterProvider });
+    breaker.isolate();
+    breaker.reset();
+    const m = await otel.collect();
+    const reasons = m[names.BREAKER_TRANSITIONS]?.points.map((p) => p.attributes['herdless.breaker.change_reason']);
+    expect(reasons).toEqual(['isolated', 'reset']);
+    for (const reason of reasons ?? []) expect(row(names.BREAKER_TRANSITIONS)).toContain(`\`${reason}\``);
+  });
+
+  it("every attribute of telemetryFetch's herdless.retry span event", async () => {
+    const statuses = [503, 200];
+    const get = telemetryFetch(
+      { baseMs: 0, fetch: async () => new Response('', { status: statuses.shift() }) },
+      { name: 'api', meterProvider: otel.meterProvider },
+    );
+    await otel.tracer().startActiveSpan('caller', async (span) => {
+      await get('http://x.test/');
+      span.end();
+    });
+    const event = otel.spans.getFinishedSpans()[0]?.events.find((e) => e.name === names.EVENT_RETRY);
+    const keys = Object.keys(event?.attributes ?? {});
+    expect(keys).toContain('http.request.method');
+    expect(keys).toContain('herdless.http.status_class');
+    for (const key of keys) expect(row(names.EVENT_RETRY)).toContain(`\`${key}\``);
   });
 });

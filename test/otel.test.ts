@@ -2,7 +2,7 @@ import { context, metrics } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { describe, expect, it } from 'vitest';
 import { retry as coreRetry, createPolicy, RetryError } from '../src/index';
-import { names, observeBreaker, observeBudget, retry, withTelemetry } from '../src/otel/index';
+import { names, observeBreaker, observeBudget, retry, telemetryFetch, withTelemetry } from '../src/otel/index';
 import { settle, useFakeClock } from './helpers';
 import { point, useOtel } from './otel-setup';
 
@@ -504,5 +504,133 @@ describe('a broken meter never changes what a call does (review)', () => {
     } finally {
       diag.disable();
     }
+  });
+});
+
+/** A MeterProvider whose meter fails as told: `create` (making an instrument throws), else `record` (add() throws). */
+function brokenProvider(how: 'getMeter' | 'create' | 'record') {
+  const broke = () => {
+    throw new Error('meter broke');
+  };
+  const instrument = { add: broke, record: broke };
+  const make = how === 'create' ? broke : () => instrument;
+  const meter = {
+    createCounter: make,
+    createHistogram: make,
+    createUpDownCounter: make,
+    createObservableGauge: how === 'create' ? broke : () => ({ addCallback() {} }),
+    createObservableCounter: how === 'create' ? broke : () => ({ addCallback() {} }),
+  };
+  return { getMeter: how === 'getMeter' ? broke : () => meter } as never;
+}
+
+/** Runs `body` with OpenTelemetry's diag errors and the runtime's reportError captured. */
+async function capturing(body: (logged: unknown[][], reported: unknown[]) => Promise<void>): Promise<void> {
+  const logged: unknown[][] = [];
+  const reported: unknown[] = [];
+  const { diag } = await import('@opentelemetry/api');
+  diag.setLogger(
+    { error: (...a: unknown[]) => logged.push(a), warn() {}, info() {}, debug() {}, verbose() {} },
+    { suppressOverrideMessage: true },
+  );
+  const g = globalThis as { reportError?: (e: unknown) => void };
+  const before = g.reportError;
+  g.reportError = (e) => reported.push(e); // where the breaker reports an onStateChange error (else a setTimeout throw)
+  try {
+    await body(logged, reported);
+  } finally {
+    if (before === undefined) delete g.reportError;
+    else g.reportError = before;
+    diag.disable();
+  }
+}
+
+describe('a broken meter: no constructor throws, no transition is lost (issue 30)', () => {
+  it('observeBreaker: a transition counter that throws still lets your onStateChange run; its error goes to diag', async () => {
+    await capturing(async (logged, reported) => {
+      const seen: string[] = [];
+      const breaker = observeBreaker(
+        { onStateChange: (c) => seen.push(`${c.to}:${c.reason}`) },
+        { name: 'b', meterProvider: brokenProvider('record') },
+      );
+      breaker.reset();
+      expect(seen).toEqual(['closed:reset']);
+      expect(reported).toEqual([]);
+      expect(logged.map((a) => a[0])).toEqual(['herdless/otel: a recording failed']);
+    });
+  });
+
+  for (const how of ['getMeter', 'create'] as const) {
+    it(`a meter whose ${how} throws: the four constructors return, calls behave, the error goes to diag once`, async () => {
+      await capturing(async (logged, reported) => {
+        const meterProvider = brokenProvider(how);
+        const t = { name: 'api', meterProvider };
+        const budget = observeBudget({}, t);
+        const seen: string[] = [];
+        const breaker = observeBreaker({ onStateChange: (c) => seen.push(c.reason) }, t);
+        const policy = withTelemetry({ baseMs: 0, budget, breaker }, t);
+        let calls = 0;
+        const flaky = async () => {
+          if (calls++ === 0) throw new Error('once');
+          return 'ok';
+        };
+        expect(await coreRetry(flaky, policy)).toBe('ok');
+        const statuses = [503, 200];
+        const get = telemetryFetch({ baseMs: 0, fetch: async () => new Response('', { status: statuses.shift() }) }, t);
+        expect((await get('http://x.test/')).status).toBe(200);
+        breaker.reset();
+        expect(seen).toEqual(['reset']);
+        expect(reported).toEqual([]);
+        expect(logged.map((a) => a[0])).toEqual([
+          'herdless/otel: the meter could not create its instruments (nothing is recorded for it)',
+        ]);
+        expect(logged[0]?.[1]).toMatchObject({ message: 'meter broke' });
+      });
+    });
+  }
+});
+
+describe('the meter (issue 30)', () => {
+  it("is named herdless, with the package's version, as names.METER says", async () => {
+    const { MeterProvider, MetricReader } = await import('@opentelemetry/sdk-metrics');
+    const { readFileSync } = await import('node:fs');
+    class Reader extends MetricReader {
+      protected override async onForceFlush() {}
+      protected override async onShutdown() {}
+    }
+    const reader = new Reader();
+    const provider = new MeterProvider({ readers: [reader] });
+    await coreRetry(async () => 'ok', withTelemetry({}, { name: 'v', meterProvider: provider }));
+    const { resourceMetrics } = await reader.collect();
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(resourceMetrics.scopeMetrics.map((s) => s.scope)).toEqual([{ name: names.METER, version: pkg.version }]);
+    await provider.shutdown();
+  });
+});
+
+describe('what was collected leaves the instruments (coverage of the weak references)', () => {
+  it('a dropped policy, budget and breaker leave the counter and the gauges; 1,024 dropped policies are pruned', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    const { setImmediate: turn } = await import('node:timers/promises');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const meterProvider = otel.meterProvider;
+    const kept = withTelemetry({}, { name: 'kept', meterProvider });
+    await coreRetry(async () => 'ok', kept);
+    (() => {
+      for (let i = 0; i < 1_100; i++) withTelemetry({}, { name: 'dropped', meterProvider });
+      observeBudget({ ratio: 0.1 }, { name: 'dropped', meterProvider });
+      observeBreaker({}, { name: 'dropped', meterProvider });
+    })();
+    await turn(); // a WeakRef's target lives to the end of the job that made it
+    gc();
+    withTelemetry({}, { name: 'pruning', meterProvider }); // past 1,024: prunes the dead
+    const m = await otel.collect();
+    const policiesIn = (metric: string) => new Set(m[metric]?.points.map((p) => Object.values(p.attributes)[0]));
+    expect(policiesIn(names.ATTEMPTS)).toEqual(new Set(['kept']));
+    expect(m[names.BUDGET_AVAILABLE]).toBeUndefined();
+    expect(m[names.BREAKER_STATE]).toBeUndefined();
+    expect(kept).toBeDefined();
   });
 });

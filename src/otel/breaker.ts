@@ -7,7 +7,7 @@ import {
   createCircuitBreaker,
 } from '../index';
 import { fail, optionalFn } from './check';
-import { attrs, instruments, observe } from './instruments';
+import { attrs, instruments, observe, quietly } from './instruments';
 import { ATTR_BREAKER, ATTR_CHANGE_REASON, ATTR_STATE } from './names';
 import { type TelemetryOptions, telemetryOptions } from './options';
 import { names } from './registry';
@@ -45,13 +45,16 @@ export function observeBreaker(options: CircuitBreakerOptions = {}, telemetry: T
   const breaker = createCircuitBreaker({
     ...options,
     onStateChange(change: CircuitStateChange) {
-      const key = `${change.to}|${change.reason}`;
-      let a = byChange.get(key);
-      if (a === undefined) {
-        a = attrs({ [ATTR_BREAKER]: name, [ATTR_STATE]: change.to, [ATTR_CHANGE_REASON]: change.reason });
-        byChange.set(key, a);
-      }
-      instruments(meterProvider).breakerTransitions.add(1, a);
+      // A broken meter's error goes to diag: it must not keep yours from running, nor reach the breaker.
+      quietly(() => {
+        const key = `${change.to}|${change.reason}`;
+        let a = byChange.get(key);
+        if (a === undefined) {
+          a = attrs({ [ATTR_BREAKER]: name, [ATTR_STATE]: change.to, [ATTR_CHANGE_REASON]: change.reason });
+          byChange.set(key, a);
+        }
+        instruments(meterProvider).breakerTransitions.add(1, a);
+      });
       // Called as a method of the options, as createCircuitBreaker would call it.
       if (onStateChange !== undefined) onStateChange.call(options, change);
     },

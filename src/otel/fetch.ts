@@ -10,10 +10,10 @@ import {
   type SettleEvent,
 } from '../index';
 import { fail, optionalFn } from './check';
-import { attrs, Tally } from './instruments';
+import { attrs, quietly, Tally } from './instruments';
 import { ATTR_METHOD, ATTR_OUTCOME, ATTR_POLICY, ATTR_RESEND_COUNT, ATTR_STATUS_CLASS } from './names';
 import { type TelemetryOptions, telemetryOptions } from './options';
-import { afterYours, quietly, recordGiveUp, recordRejection, recordRetry } from './policy';
+import { afterYours, recordGiveUp, recordRejection, recordRetry } from './policy';
 import { CALL, type CallState, type PolicyTelemetry, RESEND } from './registry';
 
 /**
@@ -100,6 +100,9 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
   };
 
   const tally = new Tally(meterProvider);
+  // The method of the request each Response or error came from: onRetry reads it there, so that a retry keeps its
+  // method without a context manager too (the call's state travels in the context, which then carries nothing).
+  const sentWith = new WeakMap<object, string>();
   const attempt: Fetch = (input, init) => {
     const state = context.active().getValue(CALL) as CallState | undefined;
     const resends = state === undefined ? 0 : state.sent++;
@@ -112,11 +115,17 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     return sent.then(
       (response) => {
         const outcome = retried.has(response.status) ? 'failure' : 'success';
-        quietly(() => tally.add(attributes(outcome, method, response.status)));
+        quietly(() => {
+          sentWith.set(response, method);
+          tally.add(attributes(outcome, method, response.status));
+        });
         return response;
       },
       (error: unknown) => {
-        quietly(() => tally.add(attributes('failure', method, undefined)));
+        quietly(() => {
+          if (typeof error === 'object' && error !== null) sentWith.set(error, method);
+          tally.add(attributes('failure', method, undefined));
+        });
         throw error;
       },
     );
@@ -125,13 +134,14 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     onRetry: afterYours(onRetry, (event: RetryEvent) => {
       const state = context.active().getValue(CALL) as CallState | undefined;
       const status = (event.value as Response | undefined)?.status;
-      const a = attributes(undefined, state?.method, status);
+      const method = state?.method ?? sentWith.get((event.value ?? event.error) as object);
+      const a = attributes(undefined, method, status);
       recordRetry(meterProvider, name, a, event, a);
     }),
     onSettle(event: SettleEvent) {
-      // How the call ended, for a call that resolves with a retried status that givenUp() does not name.
+      // The attempts the call made, for its give-up's span event (givenUp() tells the reason).
       const state = context.active().getValue(CALL) as CallState | undefined;
-      if (state !== undefined) [state.reason, state.attempts] = [event.reason, event.attempts];
+      if (state !== undefined) state.attempts = event.attempts;
       return onSettle?.(event);
     },
   };
@@ -152,13 +162,10 @@ export function telemetryFetch(options: RetryingFetchOptions = {}, telemetry: Te
     const extra = attributes(undefined, method, undefined);
     return context.with(context.active().setValue(CALL, state), call, undefined, input, init).then(
       (response) => {
-        // Resolved with a status it retries: it gave up (out of attempts, the deadline, the server's wait...).
-        if (retried.has(response.status)) {
-          // givenUp() says why (the budget's refusals included); a call sent once (a POST without a key) stopped on
-          // its first answer ('attempts'), unless the inner retry() stopped first for its own reason (the deadline).
-          const reason = givenUp(response) ?? state.reason ?? 'attempts';
-          quietly(() => recordGiveUp(t, reason, state.attempts ?? 1, response, extra));
-        }
+        // givenUp() names why a call that resolved with a retried status gave up (out of attempts, a POST sent once
+        // by rule, the deadline, the server's wait, the budget...), and nothing for any other answer.
+        const reason = givenUp(response);
+        if (reason !== undefined) quietly(() => recordGiveUp(t, reason, state.attempts ?? 1, response, extra));
         return response;
       },
       (error: unknown) => {

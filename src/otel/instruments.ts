@@ -1,7 +1,10 @@
 import {
   type Attributes,
   type Counter,
+  createNoopMeter,
+  diag,
   type Histogram,
+  type Meter,
   type MeterProvider,
   metrics,
   type ObservableGauge,
@@ -48,61 +51,90 @@ const observed: Record<'budget' | 'breaker', Set<Observed>> = { budget: new Set(
 
 const byProvider = new WeakMap<MeterProvider, Instruments>();
 
-/** Its `herdless` meter's instruments, created (and the gauges registered) the first time a provider is seen. */
+/** The meter's version: the package's (test/otel.test.ts checks that they agree). */
+const VERSION = '0.1.0';
+
+/**
+ * Runs a recording; what it throws (a broken meter or tracer: OpenTelemetry's SDKs should not throw, a custom one may)
+ * goes to OpenTelemetry's own diagnostic logger, never into the call, whose outcome telemetry must not change.
+ */
+export function quietly(record: () => void): void {
+  try {
+    record();
+  } catch (error) {
+    diag.error('herdless/otel: a recording failed', error);
+  }
+}
+
+/**
+ * Its `herdless` meter's instruments, created (and the gauges registered) the first time a provider is seen. Never
+ * throws: a meter that fails to make them (a broken custom one) is reported to OpenTelemetry's `diag` logger once and
+ * replaced by a no-op meter, so that no constructor throws its error and no call sees it.
+ */
 export function instruments(provider: MeterProvider | undefined): Instruments {
   const p = provider ?? metrics.getMeterProvider();
   let found = byProvider.get(p);
   if (found === undefined) {
-    const meter = p.getMeter(METER);
-    found = {
-      retries: meter.createCounter(RETRIES, {
-        unit: '{retry}',
-        description: 'Retries made (counted before each sleep).',
-      }),
-      sleep: meter.createHistogram(SLEEP, {
-        unit: 's',
-        description: 'The sleep before each retry.',
-        advice: { explicitBucketBoundaries: [...SLEEP_BUCKETS] },
-      }),
-      giveUps: meter.createCounter(GIVE_UPS, { unit: '{call}', description: 'Calls that gave up, by reason.' }),
-      budgetRefusals: meter.createCounter(BUDGET_REFUSALS, {
-        unit: '{retry}',
-        description: 'Retries a retry budget refused.',
-      }),
-      breakerTransitions: meter.createCounter(BREAKER_TRANSITIONS, {
-        unit: '{transition}',
-        description: "A circuit breaker's changes of state.",
-      }),
-      breakerRejections: meter.createCounter(BREAKER_REJECTIONS, {
-        unit: '{call}',
-        description: 'Calls an open circuit breaker refused before their first attempt.',
-      }),
-    };
-    const attempts = meter.createObservableCounter(ATTEMPTS, {
-      unit: '{attempt}',
-      description: 'Attempts made, by outcome.',
-    });
-    attempts.addCallback((result) => {
-      // Summed by attribute values: policies that share a name share their points (an observation per attribute set).
-      const sums = new Map<string, { attributes: Attributes; n: number }>();
-      for (const ref of tallies) {
-        const tally = ref.deref();
-        if (tally === undefined) tallies.delete(ref);
-        else if ((tally.provider ?? metrics.getMeterProvider()) === p) {
-          for (const [attributes, n] of tally.counts) {
-            const key = JSON.stringify(Object.entries(attributes).sort());
-            const sum = sums.get(key);
-            if (sum === undefined) sums.set(key, { attributes, n });
-            else sum.n += n;
-          }
-        }
-      }
-      for (const { attributes, n } of sums.values()) result.observe(n, attributes);
-    });
-    gauge(p, meter.createObservableGauge(BUDGET_AVAILABLE, { unit: '{retry}', description: BUDGET_HELP }), 'budget');
-    gauge(p, meter.createObservableGauge(BREAKER_STATE, { unit: '1', description: BREAKER_HELP }), 'breaker');
+    try {
+      found = create(p, p.getMeter(METER, VERSION));
+    } catch (error) {
+      diag.error('herdless/otel: the meter could not create its instruments (nothing is recorded for it)', error);
+      found = create(p, createNoopMeter());
+    }
     byProvider.set(p, found);
   }
+  return found;
+}
+
+/** The instruments of a meter, and its observable counter and gauges registered. */
+function create(p: MeterProvider, meter: Meter): Instruments {
+  const found: Instruments = {
+    retries: meter.createCounter(RETRIES, {
+      unit: '{retry}',
+      description: 'Retries made (counted before each sleep).',
+    }),
+    sleep: meter.createHistogram(SLEEP, {
+      unit: 's',
+      description: 'The sleep before each retry.',
+      advice: { explicitBucketBoundaries: [...SLEEP_BUCKETS] },
+    }),
+    giveUps: meter.createCounter(GIVE_UPS, { unit: '{call}', description: 'Calls that gave up, by reason.' }),
+    budgetRefusals: meter.createCounter(BUDGET_REFUSALS, {
+      unit: '{retry}',
+      description: 'Retries a retry budget refused.',
+    }),
+    breakerTransitions: meter.createCounter(BREAKER_TRANSITIONS, {
+      unit: '{transition}',
+      description: "A circuit breaker's changes of state.",
+    }),
+    breakerRejections: meter.createCounter(BREAKER_REJECTIONS, {
+      unit: '{call}',
+      description: 'Calls an open circuit breaker refused before their first attempt.',
+    }),
+  };
+  const attempts = meter.createObservableCounter(ATTEMPTS, {
+    unit: '{attempt}',
+    description: 'Attempts made, by outcome.',
+  });
+  attempts.addCallback((result) => {
+    // Summed by attribute values: policies that share a name share their points (an observation per attribute set).
+    const sums = new Map<string, { attributes: Attributes; n: number }>();
+    for (const ref of tallies) {
+      const tally = ref.deref();
+      if (tally === undefined) tallies.delete(ref);
+      else if ((tally.provider ?? metrics.getMeterProvider()) === p) {
+        for (const [attributes, n] of tally.counts) {
+          const key = JSON.stringify(Object.entries(attributes).sort());
+          const sum = sums.get(key);
+          if (sum === undefined) sums.set(key, { attributes, n });
+          else sum.n += n;
+        }
+      }
+    }
+    for (const { attributes, n } of sums.values()) result.observe(n, attributes);
+  });
+  gauge(p, meter.createObservableGauge(BUDGET_AVAILABLE, { unit: '{retry}', description: BUDGET_HELP }), 'budget');
+  gauge(p, meter.createObservableGauge(BREAKER_STATE, { unit: '1', description: BREAKER_HELP }), 'breaker');
   return found;
 }
 

@@ -39,11 +39,20 @@ export const ATTR_BUDGET = 'herdless.budget.name';
 export const ATTR_BREAKER = 'herdless.breaker.name';
 /** A breaker's state: `closed`, `open` or `half-open` (for a transition: the state entered). */
 export const ATTR_STATE = 'herdless.breaker.state';
-/** Why a breaker changed state (a `CircuitChangeReason`). */
+/**
+ * Why a breaker changed state (a `CircuitChangeReason`): `consecutive-failures`, `failure-ratio`, `break-elapsed`,
+ * `probe-succeeded`, `probe-failed`, `isolated` or `reset`.
+ */
 export const ATTR_CHANGE_REASON = 'herdless.breaker.change_reason';
-/** The HTTP method, as OpenTelemetry's HTTP conventions spell it (a known method, else `_OTHER`). */
+/**
+ * The HTTP method, as OpenTelemetry's HTTP conventions spell it (a known method, else `_OTHER`): on telemetryFetch's
+ * attempts, retries, sleeps, give-ups and `herdless.retry` span events.
+ */
 export const ATTR_METHOD = 'http.request.method';
-/** The response's status class: `1xx` to `5xx`; absent for a network error. */
+/**
+ * The response's status class: `1xx` to `5xx`; absent for a network error. On telemetryFetch's attempts, retries,
+ * sleeps and `herdless.retry` span events.
+ */
 export const ATTR_STATUS_CLASS = 'herdless.http.status_class';
 /** OpenTelemetry's `error.type`: an HTTP status code, else the error's `name` (on span events only). */
 export const ATTR_ERROR_TYPE = 'error.type';

@@ -1,4 +1,4 @@
-import { type Attributes, diag } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import {
   CircuitOpenError,
   createPolicy,
@@ -11,7 +11,7 @@ import {
   type StopReason,
 } from '../index';
 import { giveUpEvent, retryEvent } from './events';
-import { attrs, instruments, Tally } from './instruments';
+import { attrs, instruments, quietly, Tally } from './instruments';
 import { ATTR_BREAKER, ATTR_BUDGET, ATTR_OUTCOME, ATTR_POLICY, ATTR_REASON } from './names';
 import { type TelemetryOptions, telemetryOptions } from './options';
 import { names, type PolicyTelemetry } from './registry';
@@ -90,18 +90,6 @@ export function afterYours(
     if (typeof (done as PromiseLike<void> | undefined)?.then !== 'function') return quietly(() => record(event));
     return Promise.resolve(done).then(() => quietly(() => record(event)));
   };
-}
-
-/**
- * Runs a recording; what it throws (a broken meter or tracer: OpenTelemetry's SDKs should not throw, a custom one may)
- * goes to OpenTelemetry's own diagnostic logger, never into the call, whose outcome telemetry must not change.
- */
-export function quietly(record: () => void): void {
-  try {
-    record();
-  } catch (error) {
-    diag.error('herdless/otel: a recording failed', error);
-  }
 }
 
 /** A retry's counter, sleep and span event. */

@@ -1,5 +1,5 @@
 import { type Attributes, createContextKey } from '@opentelemetry/api';
-import type { RetryPolicy, StopReason } from '../index';
+import type { RetryPolicy } from '../index';
 import type { Tally } from './instruments';
 
 /** What `withTelemetry` or `telemetryFetch` knows of the policy it records for. */
@@ -21,15 +21,13 @@ export const names = new WeakMap<object, string>();
 
 /**
  * One `telemetryFetch` call's state, carried in the OpenTelemetry context from the wrapper that knows the call to the
- * shared fetch and hooks that do not: the requests sent so far, the method, and how the inner `retry()` ended.
+ * shared fetch and hooks that do not: the requests sent so far, the method, and the attempts the inner `retry()` made.
  */
 export interface CallState {
   sent: number;
   /** The HTTP method (normalised). */
   readonly method: string;
-  /** Why the inner `retry()` gave up, as its `onSettle` said (undefined: it did not, or it stopped a call sent once). */
-  reason?: StopReason | undefined;
-  /** The attempts it made. */
+  /** The attempts the inner `retry()` made, as its `onSettle` said (undefined until it settles). */
   attempts?: number;
 }
 
