@@ -113,7 +113,11 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
       },
       s,
     );
-    return { scenario: 'herd', settings: s, results: [{ ...figures, gaveUpWith }] };
+    // The simulator's peak skips the window in which the outage ends; the dependency's counts that window's arrivals
+    // from the end on, so a herd landing right after an outage that ends mid-window is not missed.
+    const peakAfterOutage = dependency.peakAfterOutage;
+    const peakOverCapacity = peakAfterOutage / s.capacity;
+    return { scenario: 'herd', settings: s, results: [{ ...figures, peakAfterOutage, peakOverCapacity, gaveUpWith }] };
   } finally {
     Math.random = random;
     release?.();

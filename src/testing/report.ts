@@ -4,7 +4,11 @@ import type { OutageFigures } from '../simulate/outage';
 import { outageTable } from '../simulate/report';
 import type { HerdSettings } from './options';
 
-/** One run's figures: the simulator's outage figures (same fields, same meaning), and what the callers gave up with. */
+/**
+ * One run's figures: the simulator's outage figures (same fields, same meaning), and what the callers gave up with.
+ * One difference: when the outage ends inside a window, `peakAfterOutage` counts that window too, with its arrivals
+ * from the end on (the simulator starts at the next window), so a herd right after the outage is not missed.
+ */
 export interface HerdFigures extends OutageFigures {
   /**
    * The callers that gave up, by what they ended with: an error's name and its code, status or stop reason
