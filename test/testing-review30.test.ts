@@ -36,3 +36,102 @@ describe('issue 30 item 5: the window in which the outage ends counts after the 
     expect(early.results[0]?.peakAfterOutage).toBe(0);
   });
 });
+
+describe('issue 30 item 5: hostile values and a throwing isSuccess are give-ups in the report, never uncaught', () => {
+  /** Runs `body` and returns the unhandled rejections and uncaught exceptions seen while it ran, and a tick after. */
+  async function stray(body: () => Promise<void>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    const note = (error: unknown) => seen.push(error);
+    process.on('unhandledRejection', note);
+    process.on('uncaughtException', note);
+    try {
+      await body();
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('unhandledRejection', note);
+      process.off('uncaughtException', note);
+    }
+    return seen;
+  }
+  const hostileName = () =>
+    Object.defineProperty(new Error('boom'), 'name', {
+      get() {
+        throw new Error('name getter');
+      },
+    });
+  const everyReadThrows = () =>
+    new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('no reading');
+        },
+      },
+    );
+  const options = { clients: 4, outageMs: 0, intercept: false } as const;
+
+  it('a thrown value whose name getter throws, thrown or rejected, is a give-up named by what can be read', async () => {
+    let report: Awaited<ReturnType<typeof herd>> | undefined;
+    const seen = await stray(async () => {
+      report = await herd(async ({ client }) => {
+        if (client === 0) throw hostileName();
+        if (client === 1) throw Object.assign(hostileName(), { code: 'EBOOM' });
+        return { status: 200 };
+      }, options);
+    });
+    expect(seen).toEqual([]);
+    expect(report?.results[0]?.gaveUpWith).toEqual({ Error: 1, 'Error EBOOM': 1 });
+    expect(report?.results[0]?.succeeded).toBe(2);
+  });
+
+  it('a Proxy that throws on every read, thrown at once or rejected, is a give-up too', async () => {
+    let report: Awaited<ReturnType<typeof herd>> | undefined;
+    const seen = await stray(async () => {
+      report = await herd(({ client }) => {
+        if (client === 0) throw everyReadThrows();
+        if (client === 1) return Promise.reject(everyReadThrows());
+        return 'fine';
+      }, options);
+    });
+    expect(seen).toEqual([]);
+    expect(report?.results[0]?.gaveUpWith).toEqual({ Error: 2 });
+    expect(report?.results[0]?.gaveUp).toBe(2);
+  });
+
+  it('a returned promise whose constructor getter throws is a give-up, not an error out of herd()', async () => {
+    let report: Awaited<ReturnType<typeof herd>> | undefined;
+    const seen = await stray(async () => {
+      report = await herd(
+        () =>
+          Object.defineProperty(Promise.resolve('ok'), 'constructor', {
+            get() {
+              throw new TypeError('constructor getter');
+            },
+          }),
+        options,
+      );
+    });
+    expect(seen).toEqual([]);
+    expect(report?.results[0]?.gaveUpWith).toEqual({ TypeError: 4 });
+  });
+
+  it('an isSuccess that throws gives each caller up with the reason named, and every caller is in the report', async () => {
+    let report: Awaited<ReturnType<typeof herd>> | undefined;
+    const seen = await stray(async () => {
+      report = await herd(({ client }) => client, {
+        ...options,
+        isSuccess: (value) => {
+          if (value === 0) throw new RangeError('judge');
+          if (value === 1) throw hostileName();
+          return true;
+        },
+      });
+    });
+    expect(seen).toEqual([]);
+    const [f] = report?.results ?? [];
+    expect(f?.gaveUpWith).toEqual({ 'isSuccess threw RangeError': 1, 'isSuccess threw Error': 1 });
+    expect(f?.succeeded).toBe(2);
+    expect(f?.gaveUp).toBe(2);
+  });
+});

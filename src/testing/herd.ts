@@ -68,16 +68,25 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
         finished++;
         lastFinishMs = Math.max(lastFinishMs, Date.now() - origin);
       };
-      let result: unknown;
+      let result: Promise<unknown>;
       try {
-        result = call({ url: s.url, fetch, client });
+        // Promise.resolve reads a promise's constructor: a hostile one throws here, not in the run.
+        result = Promise.resolve(call({ url: s.url, fetch, client }));
       } catch (error) {
         result = Promise.reject(error);
       }
-      Promise.resolve(result).then(
+      result.then(
         (value) => {
           end();
-          if (isSuccess(value)) latencies[succeeded++] = Date.now() - origin - (startedAt[client] as number);
+          let ok: boolean;
+          try {
+            ok = isSuccess(value);
+          } catch (error) {
+            // A judge that throws fails the call, counted and named, never an unhandled rejection.
+            give(`isSuccess threw ${describeFailure(error)}`);
+            return;
+          }
+          if (ok) latencies[succeeded++] = Date.now() - origin - (startedAt[client] as number);
           else give(describeResult(value));
         },
         (error: unknown) => {

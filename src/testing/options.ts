@@ -73,7 +73,10 @@ export interface HerdOptions {
   readonly seedRandom?: boolean;
   /** The dependency's base URL. Default `'http://dependency.herd.test/'`. */
   readonly url?: string;
-  /** Whether a call's result counts as a success. Default: a `status`/`statusCode` in 200-399, else any value. */
+  /**
+   * Whether a call's result counts as a success. Default: a `status`/`statusCode` in 200-399, else any value. One
+   * that throws fails that call: a give-up, `'isSuccess threw <name>'` in `gaveUpWith`.
+   */
   readonly isSuccess?: (value: unknown) => boolean;
   /** The seed: the same seed gives the same report for the same code. Default 1. */
   readonly seed?: number;
