@@ -74,8 +74,8 @@ describe('herd options', () => {
   });
 
   it.each([
-    [{ clients: 0 }, RangeError, /clients must be an integer >= 1, got 0/],
-    [{ clients: 1.5 }, RangeError, /clients must be an integer >= 1, got 1.5/],
+    [{ clients: 0 }, RangeError, /clients must be an integer from 1 to 100,000, got 0/],
+    [{ clients: 1.5 }, RangeError, /clients must be an integer from 1 to 100,000, got 1.5/],
     [{ clients: '5' }, TypeError, /clients must be a number/],
     [{ capacity: 0 }, RangeError, /capacity must be an integer >= 1/],
     [{ outageMs: -1 }, RangeError, /outageMs must be a finite number >= 0/],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertNoHerd } from '../src/testing/assert';
 import { herd } from '../src/testing/herd';
-import type { HerdContext } from '../src/testing/options';
+import { type HerdContext, resolveOptions } from '../src/testing/options';
 
 /** Every caller: one request at 0 ms, then one more at `atMs` (all in step), whatever the first answered. */
 const inStepAt =
@@ -133,5 +133,29 @@ describe('issue 30 item 5: hostile values and a throwing isSuccess are give-ups 
     expect(f?.gaveUpWith).toEqual({ 'isSuccess threw RangeError': 1, 'isSuccess threw Error': 1 });
     expect(f?.succeeded).toBe(2);
     expect(f?.gaveUp).toBe(2);
+  });
+});
+
+describe('issue 30 item 5: clients has a documented upper bound', () => {
+  it('100,000 is accepted; 100,001, 1e9 and 1e12 are a RangeError naming clients, thrown before anything runs', async () => {
+    expect(resolveOptions({ clients: 100_000 }).settings.clients).toBe(100_000);
+    for (const clients of [100_001, 1e9, 1e12]) {
+      let called = false;
+      const run = herd(
+        () => {
+          called = true;
+        },
+        { clients, intercept: false },
+      );
+      await expect(run).rejects.toThrow(RangeError);
+      await expect(run).rejects.toThrow(/^herdless: clients must be an integer from 1 to 100,000, got /);
+      expect(called).toBe(false);
+    }
+  });
+
+  it('the rule for a fraction or a number under 1 names the same bound', () => {
+    expect(() => resolveOptions({ clients: 2.5 })).toThrow('clients must be an integer from 1 to 100,000, got 2.5');
+    expect(() => resolveOptions({ clients: 0 })).toThrow('clients must be an integer from 1 to 100,000, got 0');
+    expect(() => resolveOptions({ seed: -1 })).toThrow('seed must be an integer >= 0, got -1');
   });
 });
