@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { assertNoHerd } from '../src/testing/assert';
 import { herd } from '../src/testing/herd';
@@ -157,5 +158,38 @@ describe('issue 30 item 5: clients has a documented upper bound', () => {
     expect(() => resolveOptions({ clients: 2.5 })).toThrow('clients must be an integer from 1 to 100,000, got 2.5');
     expect(() => resolveOptions({ clients: 0 })).toThrow('clients must be an integer from 1 to 100,000, got 0');
     expect(() => resolveOptions({ seed: -1 })).toThrow('seed must be an integer >= 0, got -1');
+  });
+});
+
+describe("issue 30 item 5: no abort listener is left on a caller's signal", () => {
+  it('requests still hanging when the run ends (untilMs) let go of the signal and of their timers', async () => {
+    const signal = new AbortController().signal;
+    const report = await herd(({ url, fetch }) => fetch(url, { signal }), {
+      clients: 5,
+      outageFailure: 'hang',
+      hangMs: 100_000,
+      untilMs: 2_000,
+      intercept: false,
+    });
+    expect(report.results[0]?.gaveUpWith).toEqual({ unfinished: 5 });
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('answered and aborted requests take their listener off too (a guard: this held before)', async () => {
+    const kept = new AbortController();
+    const report = await herd(
+      async ({ url, fetch, client }) => {
+        for (let i = 0; i < 3; i++) await fetch(url, { signal: kept.signal });
+        const own = new AbortController();
+        const pending = fetch(url, { signal: own.signal });
+        own.abort(new Error(`caller ${client} gave up`));
+        await pending.catch(() => {});
+        expect(getEventListeners(own.signal, 'abort')).toHaveLength(0);
+        return { status: 200 };
+      },
+      { clients: 3, outageMs: 0, intercept: false },
+    );
+    expect(report.results[0]?.succeeded).toBe(3);
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -43,11 +43,13 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
   let clock: VirtualClock | undefined;
   let release: (() => void) | undefined;
   const random = Math.random;
+  let close: (() => void) | undefined;
   try {
     clock = own ? await installClock() : (installedClock() as VirtualClock);
     const origin = clock.now;
     const dependency = new Dependency(s, createRng(s.seed));
     const exchange = new Exchange(dependency, origin);
+    close = () => exchange.close();
     const url = new URL(s.url);
     if (s.intercept) release = await intercept(exchange, url.origin);
     if (s.seedRandom) Math.random = createRng(s.seed ^ 0x5eed).next;
@@ -129,6 +131,7 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
     return { scenario: 'herd', settings: s, results: [{ ...figures, peakAfterOutage, peakOverCapacity, gaveUpWith }] };
   } finally {
     Math.random = random;
+    close?.();
     release?.();
     if (own) clock?.uninstall?.();
     running = false;
