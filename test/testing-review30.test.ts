@@ -1,6 +1,8 @@
 import { getEventListeners } from 'node:events';
+import FakeTimers from '@sinonjs/fake-timers';
 import { describe, expect, it } from 'vitest';
 import { assertNoHerd } from '../src/testing/assert';
+import { drive } from '../src/testing/clock';
 import { herd } from '../src/testing/herd';
 import { type HerdContext, resolveOptions } from '../src/testing/options';
 
@@ -191,5 +193,39 @@ describe("issue 30 item 5: no abort listener is left on a caller's signal", () =
     );
     expect(report.results[0]?.succeeded).toBe(3);
     expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('issue 30 item 5: a call that never settles has one answer', () => {
+  it('when nothing ever moved, the run resolves with every caller unfinished, as it does after some progress', async () => {
+    const report = await herd(() => new Promise<never>(() => {}), { clients: 3, intercept: false });
+    expect(report.results[0]?.gaveUpWith).toEqual({ unfinished: 3 });
+    expect(report.results[0]?.requests).toBe(0);
+  }, 10_000);
+
+  it('drive: no progress at all ends as stalled, as a stall after some progress does', async () => {
+    const clock = FakeTimers.withGlobal(globalThis).install({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await expect(
+        drive(
+          clock,
+          () => false,
+          () => 0,
+          1_000,
+          30,
+        ),
+      ).resolves.toBe('stalled');
+      await expect(
+        drive(
+          clock,
+          () => false,
+          () => 5,
+          1_000,
+          30,
+        ),
+      ).resolves.toBe('stalled');
+    } finally {
+      clock.uninstall();
+    }
   });
 });
