@@ -229,3 +229,49 @@ describe('issue 30 item 5: a call that never settles has one answer', () => {
     }
   });
 });
+
+describe('drive on a runtime without setImmediate (coverage of the fallbacks)', () => {
+  it('settles with zero timeouts, the clock kept one or the global one, and still ends as stalled', async () => {
+    const own = globalThis.setImmediate;
+    const real = globalThis.setTimeout;
+    const used: string[] = [];
+    const stub = (kept: boolean) => ({
+      now: 0,
+      next() {},
+      tick() {},
+      countTimers: () => 1, // drive's own horizon timer, on the real setTimeout here: nothing else is scheduled
+      ...(kept
+        ? {
+            _setTimeout: (callback: () => void, ms: number) => {
+              used.push('kept');
+              return real(callback, ms);
+            },
+          }
+        : {}),
+    });
+    try {
+      (globalThis as { setImmediate?: unknown }).setImmediate = undefined;
+      await expect(
+        drive(
+          stub(false),
+          () => false,
+          () => 0,
+          1_000,
+          20,
+        ),
+      ).resolves.toBe('stalled');
+      await expect(
+        drive(
+          stub(true),
+          () => false,
+          () => 0,
+          1_000,
+          20,
+        ),
+      ).resolves.toBe('stalled');
+    } finally {
+      globalThis.setImmediate = own;
+    }
+    expect(used.length).toBeGreaterThan(3);
+  });
+});
