@@ -33,6 +33,8 @@ export class Dependency {
   readonly #turns: number[] = [];
   /** In `'queue'` mode: the first window that may still have room (every earlier one is full or past). */
   #firstOpen = 0;
+  /** Arrivals at or after `outageMs` in the window in which the outage ends, when it ends inside one. */
+  #afterInEndWindow = 0;
 
   constructor(settings: HerdSettings, rng: Rng = createRng(settings.seed)) {
     this.#s = settings;
@@ -50,10 +52,24 @@ export class Dependency {
     return this.server.load;
   }
 
+  /**
+   * The most requests in one window after the outage ended. The window in which it ends counts too, with only its
+   * arrivals from the end on: a herd that lands 30 ms after an outage of 1,010 ms is a herd after the outage.
+   */
+  get peakAfterOutage(): number {
+    const load = this.server.load;
+    let peak = this.#afterInEndWindow;
+    for (let w = Math.ceil(this.#s.outageMs / this.#s.capacityWindowMs); w < load.length; w++)
+      peak = Math.max(peak, load[w] as number);
+    return peak;
+  }
+
   /** A request arrives at `timeMs` (virtual): counts it and says what the dependency answers, and when. */
   arrive(timeMs: number): Answer {
     const s = this.#s;
     const admitted = this.server.arrive(timeMs);
+    const width = s.capacityWindowMs;
+    if (timeMs >= s.outageMs && Math.floor(timeMs / width) < Math.ceil(s.outageMs / width)) this.#afterInEndWindow++;
     const slow = s.slowdown !== null && timeMs >= s.slowdown.fromMs && timeMs < s.slowdown.toMs;
     const latency =
       this.#rng.hop(s.latencyMs, s.latencyMs / 5) * (slow ? (s.slowdown as { factor: number }).factor : 1);

@@ -19,27 +19,44 @@ export class Exchange {
     readonly origin: number,
   ) {}
 
+  /** What undoes each request still in flight: clears its timer and takes its listener off the caller's signal. */
+  readonly #pending = new Set<() => void>();
+
   /** Sends a request now; resolves with the dependency's answer when it is due, or rejects when `signal` aborts. */
   send(signal?: AbortSignal | null): Promise<Answer> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = Date.now() - this.origin;
     const answer = this.dependency.arrive(now);
     return new Promise<Answer>((resolve, reject) => {
-      const onAbort = () => {
+      const done = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.#pending.delete(done);
         this.settled++;
+      };
+      const onAbort = () => {
+        done();
         reject(signal?.reason);
       };
       const timer = setTimeout(
         () => {
-          signal?.removeEventListener('abort', onAbort);
-          this.settled++;
+          done();
           resolve(answer);
         },
         Math.max(0, answer.atMs - now),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
+      this.#pending.add(done);
     });
+  }
+
+  /**
+   * The run is over: every request still in flight (a hang past `untilMs`, a call that never settles) lets go of its
+   * timer and of the caller's signal, so no listener is left on a signal the caller keeps. Those requests never
+   * settle: their callers were counted as unfinished, and the dependency is gone.
+   */
+  close(): void {
+    for (const done of [...this.#pending]) done();
   }
 }
 

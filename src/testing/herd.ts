@@ -43,11 +43,13 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
   let clock: VirtualClock | undefined;
   let release: (() => void) | undefined;
   const random = Math.random;
+  let close: (() => void) | undefined;
   try {
     clock = own ? await installClock() : (installedClock() as VirtualClock);
     const origin = clock.now;
     const dependency = new Dependency(s, createRng(s.seed));
     const exchange = new Exchange(dependency, origin);
+    close = () => exchange.close();
     const url = new URL(s.url);
     if (s.intercept) release = await intercept(exchange, url.origin);
     if (s.seedRandom) Math.random = createRng(s.seed ^ 0x5eed).next;
@@ -68,16 +70,25 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
         finished++;
         lastFinishMs = Math.max(lastFinishMs, Date.now() - origin);
       };
-      let result: unknown;
+      let result: Promise<unknown>;
       try {
-        result = call({ url: s.url, fetch, client });
+        // Promise.resolve reads a promise's constructor: a hostile one throws here, not in the run.
+        result = Promise.resolve(call({ url: s.url, fetch, client }));
       } catch (error) {
         result = Promise.reject(error);
       }
-      Promise.resolve(result).then(
+      result.then(
         (value) => {
           end();
-          if (isSuccess(value)) latencies[succeeded++] = Date.now() - origin - (startedAt[client] as number);
+          let ok: boolean;
+          try {
+            ok = isSuccess(value);
+          } catch (error) {
+            // A judge that throws fails the call, counted and named, never an unhandled rejection.
+            give(`isSuccess threw ${describeFailure(error)}`);
+            return;
+          }
+          if (ok) latencies[succeeded++] = Date.now() - origin - (startedAt[client] as number);
           else give(describeResult(value));
         },
         (error: unknown) => {
@@ -113,9 +124,14 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
       },
       s,
     );
-    return { scenario: 'herd', settings: s, results: [{ ...figures, gaveUpWith }] };
+    // The simulator's peak skips the window in which the outage ends; the dependency's counts that window's arrivals
+    // from the end on, so a herd landing right after an outage that ends mid-window is not missed.
+    const peakAfterOutage = dependency.peakAfterOutage;
+    const peakOverCapacity = peakAfterOutage / s.capacity;
+    return { scenario: 'herd', settings: s, results: [{ ...figures, peakAfterOutage, peakOverCapacity, gaveUpWith }] };
   } finally {
     Math.random = random;
+    close?.();
     release?.();
     if (own) clock?.uninstall?.();
     running = false;

@@ -35,7 +35,7 @@ export type HerdCall = (context: HerdContext) => unknown;
 export interface HerdOptions {
   /** A name for the code under test, the row's `strategy` in the report. Default: the function's name, else `'code'`. */
   readonly name?: string;
-  /** Concurrent callers, each making one call of `call`. Default 200. */
+  /** Concurrent callers, each making one call of `call`. Default 200; at most 100,000 (a RangeError naming it past that). */
   readonly clients?: number;
   /** The callers' first calls are spread uniformly over this window, in ms. Default 0: all start together. */
   readonly startWindowMs?: number;
@@ -73,7 +73,10 @@ export interface HerdOptions {
   readonly seedRandom?: boolean;
   /** The dependency's base URL. Default `'http://dependency.herd.test/'`. */
   readonly url?: string;
-  /** Whether a call's result counts as a success. Default: a `status`/`statusCode` in 200-399, else any value. */
+  /**
+   * Whether a call's result counts as a success. Default: a `status`/`statusCode` in 200-399, else any value. One
+   * that throws fails that call: a give-up, `'isSuccess threw <name>'` in `gaveUpWith`.
+   */
   readonly isSuccess?: (value: unknown) => boolean;
   /** The seed: the same seed gives the same report for the same code. Default 1. */
   readonly seed?: number;
@@ -134,9 +137,16 @@ function flag(name: string, value: boolean | undefined, fallback: boolean): bool
   return v;
 }
 
-function integer(name: string, value: number | undefined, fallback: number, min: number): number {
-  const v = finite(name, or(value, fallback), min, `an integer >= ${min}`);
-  if (!Number.isInteger(v)) fail(RangeError, name, `an integer >= ${min}`, v);
+/**
+ * The most callers a herd runs: each is a call of your code with its own promises and timers, so 100,000 take about
+ * 10 s on one core with a plain fetch (more with retries); past it a run would seem to hang, or fail in an allocation.
+ */
+export const MAX_CLIENTS = 100_000;
+
+function integer(name: string, value: number | undefined, fallback: number, min: number, max = Infinity): number {
+  const rule = max === Infinity ? `an integer >= ${min}` : `an integer from ${min} to ${max.toLocaleString('en')}`;
+  const v = finite(name, or(value, fallback), min, rule);
+  if (!Number.isInteger(v) || v > max) fail(RangeError, name, rule, v);
   return v;
 }
 
@@ -175,7 +185,7 @@ export function resolveOptions(options: HerdOptions): {
   const capacityWindowMs = finite('capacityWindowMs', or(options.capacityWindowMs, 100), 1);
   const outageMs = finite('outageMs', or(options.outageMs, 1_000), 0);
   const settings: HerdSettings = {
-    clients: integer('clients', options.clients, 200, 1),
+    clients: integer('clients', options.clients, 200, 1, MAX_CLIENTS),
     startWindowMs: finite('startWindowMs', or(options.startWindowMs, 0), 0),
     outageMs,
     outageFailure: oneOf('outageFailure', options.outageFailure, ['status', 'reset', 'hang'], 'status'),

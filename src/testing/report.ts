@@ -4,12 +4,17 @@ import type { OutageFigures } from '../simulate/outage';
 import { outageTable } from '../simulate/report';
 import type { HerdSettings } from './options';
 
-/** One run's figures: the simulator's outage figures (same fields, same meaning), and what the callers gave up with. */
+/**
+ * One run's figures: the simulator's outage figures (same fields, same meaning), and what the callers gave up with.
+ * One difference: when the outage ends inside a window, `peakAfterOutage` counts that window too, with its arrivals
+ * from the end on (the simulator starts at the next window), so a herd right after the outage is not missed.
+ */
 export interface HerdFigures extends OutageFigures {
   /**
    * The callers that gave up, by what they ended with: an error's name and its code, status or stop reason
    * (`'RetryError (attempts)'`, `'AxiosError 503'`, `'TypeError ECONNRESET'`), `'status 503'` for a call that resolved
-   * with a failed response, `'unfinished'` for one still running at `untilMs`.
+   * with a failed response, `'unfinished'` for one still running at `untilMs`, `'isSuccess threw TypeError'` for one
+   * whose judge threw.
    */
   readonly gaveUpWith: Readonly<Record<string, number>>;
 }
@@ -24,15 +29,29 @@ export interface HerdReport {
   readonly results: readonly HerdFigures[];
 }
 
-/** What a caller's call ended with, as a short key for {@link HerdFigures.gaveUpWith}. */
+/** A field of a value, or undefined when reading it throws (a throwing getter, a revoked Proxy). */
+function field(value: unknown, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a caller's call ended with, as a short key for {@link HerdFigures.gaveUpWith}. Never throws: a field that
+ * cannot be read (a throwing getter, a revoked Proxy) is left out, so a hostile thrown value still gets a key.
+ */
 export function describeFailure(error: unknown): string {
   if (typeof error !== 'object' || error === null) return `thrown ${typeof error}`;
-  const e = error as { name?: unknown; code?: unknown; reason?: unknown; cause?: unknown };
-  const name = typeof e.name === 'string' ? e.name : 'Error';
-  if (name === 'RetryError' && typeof e.reason === 'string') return `RetryError (${e.reason})`;
+  const n = field(error, 'name');
+  const name = typeof n === 'string' ? n : 'Error';
+  const reason = field(error, 'reason');
+  if (name === 'RetryError' && typeof reason === 'string') return `RetryError (${reason})`;
   const status = getStatus(error);
   if (status !== undefined) return `${name} ${status}`;
-  const code = typeof e.code === 'string' ? e.code : (e.cause as { code?: unknown } | undefined)?.code;
+  const own = field(error, 'code');
+  const code = typeof own === 'string' ? own : field(field(error, 'cause'), 'code');
   return typeof code === 'string' ? `${name} ${code}` : name;
 }
 
