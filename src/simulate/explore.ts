@@ -1,5 +1,5 @@
-import type { MatrixFigures } from './matrix';
-import { type OverloadFigures, type OverloadOptions, simulateOverload } from './overload';
+import { figures, type MatrixFigures } from './matrix';
+import { type OverloadOptions, simulateOverload } from './overload';
 import { table } from './report';
 import { createRng } from './rng';
 import type { Strategy } from './strategies';
@@ -206,17 +206,6 @@ export function simulateExplore(options: ExploreOptions = {}): ExploreResult {
     options.onProgress?.(i + 1, count);
   }
   return { scenario: 'explore', range, cells };
-}
-
-function figures(r: OverloadFigures): MatrixFigures {
-  return {
-    strategy: r.strategy,
-    goodput: r.goodput,
-    goodputDuring: r.goodputDuring,
-    amplification: r.amplification,
-    recoveryMs: r.recoveryMs,
-    refused: r.refused + r.budgetStops,
-  };
 }
 
 /** One strategy's verdict in one drawn cell. */

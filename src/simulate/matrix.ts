@@ -130,7 +130,8 @@ export function simulateMatrix(options: MatrixOptions = {}): MatrixResult {
   return { scenario: 'matrix', seed, shedStatus, cells };
 }
 
-function figures(r: OverloadFigures): MatrixFigures {
+/** A run's figures as the matrix (and the explore scenario) keep them. */
+export function figures(r: OverloadFigures): MatrixFigures {
   return {
     strategy: r.strategy,
     goodput: r.goodput,
