@@ -238,14 +238,13 @@ class Budget implements RetryBudget, Guard {
     const failing = known && outcomes.b >= this.#failureRatio * outcomes.a;
     // A slow failure is the dependency queueing, unless it is an isolated one: a hung connection among many fast
     // answers (at most 1 in 100 of the window's attempts, with minimumCalls known) is still retried.
-    const queueing = slow === 1 && !(known && speeds.b <= ISOLATED * speeds.a);
-    if (queueing) return -1;
+    if (slow === 1 && this.#slowSeen(known)) return -1;
     if (!failing) {
       if (!failed) this.#since = Number.NaN; // the trouble is over
       return 0;
     }
     // Most attempts failing while some are slow is a dependency that queues and sheds: refused, as a slow failure is.
-    if (speeds.b > ISOLATED * speeds.a) return -1;
+    if (this.#slowSeen(true)) return -1;
     // Most failing and all fast is one that is down: held, to wait it out, from when this trouble began.
     if (Number.isNaN(this.#since)) this.#since = now;
     return now - this.#since;
@@ -258,10 +257,15 @@ class Budget implements RetryBudget, Guard {
    */
   queueing(): boolean {
     const now = this.#now();
-    const speeds = this.#speeds;
     this.#outcomes.advance(now);
-    speeds.advance(now);
-    return speeds.b > 0 && !(this.#outcomes.a >= this.#minimumCalls && speeds.b <= ISOLATED * speeds.a);
+    this.#speeds.advance(now);
+    return this.#slowSeen(this.#outcomes.a >= this.#minimumCalls);
+  }
+
+  /** A slow attempt in the window, unless an isolated one: at most 1 in 100 of them, with `known` (enough calls). */
+  #slowSeen(known: boolean): boolean {
+    const speeds = this.#speeds;
+    return speeds.b > 0 && !(known && speeds.b <= ISOLATED * speeds.a);
   }
 
   #balance(): number {
