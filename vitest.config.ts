@@ -19,7 +19,9 @@ const core = readdirSync(new URL('./src', import.meta.url)).filter(
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+    // The type tests compile under `exactOptionalPropertyTypes` (tsconfig.typecheck.json), the strictest setting a
+    // user may have: an option passed as `{ name }` with a `string | undefined` must compile there too.
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.typecheck.json' },
     // A focused test (`it.only`) fails the run, on a laptop as in CI; skips are counted by .ci/run.
     allowOnly: false,
     // Time is not what these tests check (bench/ measures speed): the 100,000-call and simulator tests take 1-4 s

@@ -19,7 +19,7 @@ export interface RetryBudgetOptions {
   /**
    * A failure that took at least this long, in ms, says the dependency is queueing, and gets no retry (nor does one
    * whose attempt timeout abandoned it), unless it is an isolated one (at most 1 in 100 of the last
-   * `failureWindowMs`'s attempts, with `minimumCalls` of them): a finite number > 0. Default: half the attempt's
+   * `failureWindowMs`'s attempts, this one included, with `minimumCalls` of them): a finite number > 0. Default: half the attempt's
    * `attemptTimeoutMs`; without one, half of what was left of the call's deadline when the attempt started, and an
    * attempt the deadline cut counts as slow; with neither, only a throttling answer that names no wait (see
    * `isThrottled`) does. An attempt that the call's own deadline cut before its `attemptTimeoutMs` counts at the time it
@@ -169,7 +169,7 @@ class BudgetPass implements Pass {
 }
 
 class Budget implements RetryBudget, Guard {
-  /** The slow threshold, in ms; NaN: half the time each attempt was allowed. */
+  /** The slow threshold, in ms; NaN: half what `retry()` judges each attempt against (its attempt timeout, else what was left of the deadline). */
   readonly #slowMs: number;
   readonly #failureRatio: number;
   readonly #minimumCalls: number;
@@ -334,10 +334,10 @@ const UNCAPPED: RetryPermit = { release() {} };
  * A retry budget: it lets retries through while the dependency answers fast, holds them while it is down, and refuses
  * them (the call gives up at once with a `RetryError` whose reason is `'budget'`) when this process's own attempts say
  * that it is queueing, where a retry would only add to the dependency's trouble:
- * - **a slow failure**: the attempt took at least `slowMs` (default half the time it was allowed: give attempts an
- *   `attemptTimeoutMs`), or its timeout abandoned it. The dependency is queueing; a retry would join the queue that
- *   made it slow, and that is how retries turn a slowdown into an outage. An isolated one is still retried (a hung
- *   connection among fast answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow), so a quiet
+ * - **a slow failure**: the attempt took at least `slowMs` (default half its `attemptTimeoutMs`: give attempts one),
+ *   or its timeout abandoned it. The dependency is queueing; a retry would join the queue that made it slow, and that
+ *   is how retries turn a slowdown into an outage. An isolated one is still retried (a hung connection among fast
+ *   answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow, this one included), so a quiet
  *   process never retries a timeout and a busy one retries a rare one.
  *   A throttling answer that names no wait (no Retry-After, or 0; see `isThrottled`: a 429, an AWS throttling
  *   error, a gRPC RESOURCE_EXHAUSTED) counts as slow however fast it came: the dependency says it is saturated. One

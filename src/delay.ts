@@ -3,12 +3,15 @@ import { fail, finite, num, optionalFn } from './validate';
 /**
  * How a delay is spread below its exponential ceiling.
  *
- * - `'full'` (default): anywhere in `[0, ceiling)`. The least total work for a fleet of clients that failed
- *   together: choose it unless you have a reason not to.
- * - `'equal'`: in `[ceiling / 2, ceiling)`. Never retries almost at once; about the same work as full jitter but
- *   a longer wait. Choose it when a near-zero delay would be harmful (a server that needs a moment to restart).
- * - `'decorrelated'`: AWS's formula, each delay random between `baseMs` and three times the previous one.
- *   A little more work than full jitter, done a little sooner. Ignores `factor`.
+ * - `'full'` (default): anywhere in `[0, ceiling)`. The lowest peak when a fleet of clients that failed together
+ *   comes back, and the least work under contention (`herdless simulate`, `--scenario contention`), though not the
+ *   fewest requests after an outage: choose it unless you have a reason not to.
+ * - `'equal'`: in `[ceiling / 2, ceiling)`. Never retries almost at once; under contention about the same work as
+ *   full jitter but a longer wait. Choose it when a near-zero delay would be harmful (a server that needs a moment
+ *   to restart).
+ * - `'decorrelated'`: AWS's formula, each delay random between `baseMs` and three times the previous one. Under
+ *   contention more work than full jitter, done a little sooner; give it a deadline rather than a small
+ *   `maxAttempts` (an unlucky client draws short delays in a row). Ignores `factor`.
  * - `'none'`: exactly the ceiling. Every client that failed together retries together: only for a single client,
  *   or for tests.
  */

@@ -252,7 +252,7 @@ async function loop<T>(
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
           lastFailed = false;
-          end = SUCCESS; // settled below with this attempt's tookMs and allowedMs: a slow success reads as queueing
+          end = SUCCESS; // settled below with this attempt's tookMs and judgedMs: a slow success reads as queueing
           break;
         }
       }

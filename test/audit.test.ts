@@ -551,6 +551,8 @@ describe('herdless audit', { timeout: 60_000 }, () => {
   });
 
   it('lists a generated file whose long method chain overflows the stack in the parser, and checks the rest', async () => {
+    const DEEP_CHECK =
+      'too deeply nested to check (the parser or a rule ran out of stack: Maximum call stack size exceeded)';
     const dir = mkdtempSync(join(project, 'chain-'));
     writeFileSync(join(dir, 'seed.js'), seedLoop);
     writeFileSync(join(dir, 'then.js'), `p${'.then(f)'.repeat(20_000)}.catch(g);\n`);
@@ -562,9 +564,37 @@ describe('herdless audit', { timeout: 60_000 }, () => {
       const report = JSON.parse(out) as AuditReport;
       expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
       expect(report.summary.unparsable).toEqual([
-        { path: `${name}/member.js`, reason: 'the parser or a rule failed: Maximum call stack size exceeded' },
-        { path: `${name}/then.js`, reason: 'the parser or a rule failed: Maximum call stack size exceeded' },
+        { path: `${name}/member.js`, reason: DEEP_CHECK },
+        { path: `${name}/then.js`, reason: DEEP_CHECK },
       ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says a file too deeply nested to parse is that, never the error of a re-parse as a script (review)', async () => {
+    // 20,000 nested blocks overflow every parser's stack. The module parse of deep.js failed on the stack, and its
+    // re-parse as a script then failed on the import: the file was listed as "'import' and 'export' may appear only
+    // with 'sourceType: module'", which says nothing of what happened.
+    const dir = mkdtempSync(join(project, 'deep-'));
+    const blocks = `${'{'.repeat(20_000)}try { f(); } catch (e) { g(); }${'}'.repeat(20_000)}\n`;
+    writeFileSync(join(dir, 'seed.js'), seedLoop);
+    writeFileSync(join(dir, 'deep.js'), `import f from './f.js';\n${blocks}`);
+    writeFileSync(join(dir, 'deep.cjs'), blocks);
+    writeFileSync(join(dir, 'deep.ts'), blocks);
+    const name = dir.slice(project.length + 1);
+    try {
+      const { code, out } = await run(['--json', name]);
+      expect(code).toBe(1);
+      const report = JSON.parse(out) as AuditReport;
+      expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
+      const listed = report.summary.unparsable;
+      expect(listed.map((u) => u.path)).toEqual([`${name}/deep.cjs`, `${name}/deep.js`, `${name}/deep.ts`]);
+      for (const { reason } of listed)
+        expect(reason).toMatch(/^too deeply nested to parse \(the parser ran out of stack/);
+      expect(listed.map((u) => u.reason).join('\n')).not.toMatch(/sourceType|import/);
+      const text = await run([name]);
+      expect(text.out).toContain(`  ${name}/deep.js: too deeply nested to parse (the parser ran out of stack`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -13,7 +13,7 @@ describe('retryingFetch types', () => {
   it("returns a function with fetch's signature, usable where fetch is", () => {
     const fetchWithRetry = retryingFetch();
     expectTypeOf(fetchWithRetry).toEqualTypeOf<Fetch>();
-    expectTypeOf(fetchWithRetry).parameters.toEqualTypeOf<[input: FetchInput, init?: RequestInit]>();
+    expectTypeOf(fetchWithRetry).parameters.toEqualTypeOf<[input: FetchInput, init?: RequestInit | undefined]>();
     expectTypeOf<FetchInput>().toEqualTypeOf<string | URL | Request>(); // no DOM RequestInfo: Node-only projects have none
     expectTypeOf(fetchWithRetry).returns.toEqualTypeOf<Promise<Response>>();
     const useFetch = (f: (input: string, init?: RequestInit) => Promise<Response>) => f;

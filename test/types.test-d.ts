@@ -34,7 +34,7 @@ import {
 describe('public types', () => {
   it('computeDelay', () => {
     expectTypeOf(computeDelay).parameters.toEqualTypeOf<
-      [attempt: number, policy?: BackoffOptions, previousDelayMs?: number]
+      [attempt: number, policy?: BackoffOptions | undefined, previousDelayMs?: number | undefined]
     >();
     expectTypeOf(computeDelay).returns.toEqualTypeOf<number>();
     expectTypeOf<Jitter>().toEqualTypeOf<'none' | 'full' | 'equal' | 'decorrelated'>();

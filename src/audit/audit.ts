@@ -102,8 +102,8 @@ export interface AuditReport {
     readonly filesWithoutFailurePath: number;
     /**
      * Files that could contain a retry but were not checked, with the reason: unreadable (EACCES), over
-     * {@link MAX_FILE_BYTES} (not read), a parse error, or the parser or a rule failed (a stack overflow on a
-     * 10,000-link chain). Listed, never counted as clean.
+     * {@link MAX_FILE_BYTES} (not read), a parse error, too deeply nested for the parser's stack (a 10,000-link
+     * chain, thousands of nested blocks), or the parser or a rule failed. Listed, never counted as clean.
      */
     readonly unparsable: readonly Unchecked[];
     /**
@@ -484,18 +484,35 @@ function lint(
   const name = `audited${ext}`;
   try {
     let messages = linter.verify(text, config(ext, ext === '.cjs' ? 'commonjs' : 'module'), name);
-    if (messages.some((m) => m.fatal) && !TS.has(ext)) messages = linter.verify(text, config(ext, 'commonjs'), name);
+    const first = messages.find((m) => m.fatal);
+    // A module that does not parse may be a script (`with`, a top-level return); one too deep for the parser's stack
+    // is too deep as a script too, and the script's error would be another (review: an import, "may appear only with
+    // 'sourceType: module'").
+    if (first && !TS.has(ext) && !OUT_OF_STACK.test(first.message))
+      messages = linter.verify(text, config(ext, 'commonjs'), name);
     const fatal = messages.find((m) => m.fatal);
-    if (fatal)
-      return `parse error${fatal.line === undefined ? '' : ` at ${fatal.line}:${fatal.column}`}: ${fatal.message}`;
+    if (fatal) {
+      const at = fatal.line === undefined ? '' : ` at ${fatal.line}:${fatal.column}`;
+      if (OUT_OF_STACK.test(fatal.message)) return `too deeply nested to parse (the parser ran out of stack${at})`;
+      return `parse error${at}: ${fatal.message}`;
+    }
     return messages.flatMap(({ ruleId, line, column, message }) =>
       ruleId?.startsWith('herdless/') ? [{ line, column, rule: ruleId, message }] : [],
     );
   } catch (error) {
     // A 10,000-link generated chain overflows the stack in scope analysis; other files still get checked.
-    return `the parser or a rule failed: ${why(error)}`;
+    const reason = why(error);
+    if (OUT_OF_STACK.test(reason))
+      return `too deeply nested to check (the parser or a rule ran out of stack: ${reason})`;
+    return `the parser or a rule failed: ${reason}`;
   }
 }
+
+/**
+ * A parser or a rule that ran out of stack: V8's RangeError, or what a parser makes of it (espree's "Not enough stack
+ * space to parse input", typescript-eslint's "Maximum call stack size exceeded" as a parse error).
+ */
+const OUT_OF_STACK = /Maximum call stack size exceeded|Not enough stack space/;
 
 /**
  * From this many characters a file is linted in a worker thread even when the audit is small enough to lint in the main

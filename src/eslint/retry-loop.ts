@@ -105,7 +105,8 @@ const isWaitCall = (node: Node): boolean =>
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
 
 /** Success or failure, as a status test says: `res.ok` is success, `res.status >= 500` failure; else undefined. */
-export function statusPolarity(test: Node): 'success' | 'failure' | undefined {
+export function statusPolarity(node: Node): 'success' | 'failure' | undefined {
+  const test = unchained(node);
   if (test.type === 'UnaryExpression' && test.operator === '!') {
     const inner = statusPolarity(test.argument as Node);
     return inner === undefined ? undefined : inner === 'success' ? 'failure' : 'success';
@@ -123,7 +124,8 @@ export function statusPolarity(test: Node): 'success' | 'failure' | undefined {
       [status, literal] = [literal, status];
       op = ({ '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as Record<string, string>)[op] ?? op;
     }
-    if (!isStatusRef(status) || literal.type !== 'Literal' || typeof literal.value !== 'number') return undefined;
+    if (!isStatusRef(unchained(status)) || literal.type !== 'Literal' || typeof literal.value !== 'number')
+      return undefined;
     const n = literal.value;
     const good = n < 300;
     // A redirect (3xx) is neither: following it is not a retry.
@@ -143,6 +145,16 @@ export function statusPolarity(test: Node): 'success' | 'failure' | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The expression an optional chain or a non-null assertion wraps: `res?.ok` is a ChainExpression around the member
+ * `res.ok` (review: `if (!res?.ok)` loops were missed where `if (!res.ok)` ones were found), `res!.ok` a TS one.
+ */
+function unchained(node: Node): Node {
+  let n = node;
+  while (n.type === 'ChainExpression' || n.type === 'TSNonNullExpression') n = n.expression as Node;
+  return n;
 }
 
 const isStatusRef = (node: Node): boolean =>

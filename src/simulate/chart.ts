@@ -3,7 +3,7 @@ export interface LoadSeries {
   readonly name: string;
   readonly load: readonly number[];
   /** A few words shown after the name in the SVG panel's title (the overload's goodput, say). */
-  readonly note?: string;
+  readonly note?: string | undefined;
 }
 
 /** What the charts need to know besides the series. */
@@ -13,14 +13,14 @@ export interface ChartOptions {
   /** The server's capacity per window, marked on the chart. */
   readonly capacity: number;
   /** When the outage ended, in ms, marked on the chart (omit for none). */
-  readonly outageMs?: number;
+  readonly outageMs?: number | undefined;
   /** When the outage began, in ms: the shaded span is from here to `outageMs`. Default 0. */
-  readonly outageFromMs?: number;
+  readonly outageFromMs?: number | undefined;
   /** What to call it: `'outage'` (default) or, say, `'slowdown'`. */
-  readonly outageLabel?: string;
+  readonly outageLabel?: string | undefined;
   /** The end of the time shown, in ms. Default: the outage's end plus 10 s. */
-  readonly viewMs?: number;
-  readonly title?: string;
+  readonly viewMs?: number | undefined;
+  readonly title?: string | undefined;
 }
 
 const BARS = ' ▁▂▃▄▅▆▇█';

@@ -3,6 +3,7 @@ import { MAX_WORK, SimulationLimitError } from './limits';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
+import type { Filled } from './settings';
 import { resolveStrategy, type Strategy } from './strategies';
 
 /**
@@ -11,27 +12,27 @@ import { resolveStrategy, type Strategy } from './strategies';
  */
 export interface ContentionOptions {
   /** The numbers of clients to simulate, one point each. Default 10, 20, ..., 100. */
-  readonly clients?: readonly number[];
+  readonly clients?: readonly number[] | undefined;
   /** Runs averaged per point. Default 100. */
-  readonly runs?: number;
+  readonly runs?: number | undefined;
   /**
    * The post's backoff base, in ms, for the strategies that do not set their own. Default 5, as in the post. Mapped
    * onto herdless's formula as the post's simulator uses it: exponential strategies get `baseMs = base * factor`
    * (10 ms), so their first ceiling is the post's `base * 2 ** 1`; decorrelated jitter gets `base`.
    */
-  readonly baseMs?: number;
+  readonly baseMs?: number | undefined;
   /** Backoff cap, in ms, likewise. Default 2,000, as in the post. */
-  readonly capMs?: number;
+  readonly capMs?: number | undefined;
   /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Default 10. */
-  readonly hopMeanMs?: number;
+  readonly hopMeanMs?: number | undefined;
   /** See `hopMeanMs`. Default 2. */
-  readonly hopSdMs?: number;
+  readonly hopSdMs?: number | undefined;
   /** Strategies to compare. Default: immediate (the post's "no backoff"), none, full, equal, decorrelated. */
-  readonly strategies?: readonly Strategy[];
+  readonly strategies?: readonly Strategy[] | undefined;
   /** The seed. Default 1. */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** Called after each point with how many are done. */
-  readonly onProgress?: (done: number, total: number) => void;
+  readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /** The mean work and completion time of one strategy at one number of clients. */
@@ -49,7 +50,7 @@ export interface ContentionPoint {
 /** What {@link simulateContention} returns: the settings used (defaults filled in) and a point per N and strategy. */
 export interface ContentionResult {
   readonly scenario: 'contention';
-  readonly settings: Required<Omit<ContentionOptions, 'strategies' | 'onProgress'>>;
+  readonly settings: Filled<Omit<ContentionOptions, 'strategies' | 'onProgress'>>;
   readonly results: readonly ContentionPoint[];
 }
 

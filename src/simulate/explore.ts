@@ -44,17 +44,17 @@ const RANGE_SIZE = EXPLORE_RANGES.evaluation - EXPLORE_RANGES.development;
 /** What {@link simulateExplore} accepts; every field is optional. */
 export interface ExploreOptions {
   /** How many cells to draw. Default 200. */
-  readonly cells?: number;
+  readonly cells?: number | undefined;
   /** Which seed range the cells come from (see {@link EXPLORE_RANGES}). Default `'development'`. */
-  readonly range?: keyof typeof EXPLORE_RANGES;
+  readonly range?: keyof typeof EXPLORE_RANGES | undefined;
   /** The first cell's index in the range (to run a slice of it); `from + cells` at most 1,000,000. Default 0. */
-  readonly from?: number;
+  readonly from?: number | undefined;
   /** Strategies compared in every cell; `no-retries` and `plain` are the references. Default those and `recommended`. */
-  readonly strategies?: readonly Strategy[];
+  readonly strategies?: readonly Strategy[] | undefined;
   /** Only cells of these kinds (the others are drawn and skipped, so a cell's seed stays its own). Default all. */
-  readonly kinds?: readonly TroubleKind[];
+  readonly kinds?: readonly TroubleKind[] | undefined;
   /** Called after each cell with how many are done. */
-  readonly onProgress?: (done: number, total: number) => void;
+  readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /** One drawn cell: its kind, its seed, the scenario's settings drawn for it, and each strategy's figures there. */

@@ -18,22 +18,22 @@ export interface MatrixTrouble {
 /** What {@link simulateMatrix} accepts; every field is optional. */
 export interface MatrixOptions {
   /** The fleet sizes, the columns. Default 1, 10, 100, 1,000, 10,000. */
-  readonly instances?: readonly number[];
+  readonly instances?: readonly number[] | undefined;
   /** The kinds of trouble, the rows. Default {@link MATRIX_TROUBLES}. */
-  readonly troubles?: readonly MatrixTrouble[];
+  readonly troubles?: readonly MatrixTrouble[] | undefined;
   /** Strategies compared in every cell. Default `no-retries`, `plain`, `full+budget`, `full+breaker`, `recommended`. */
-  readonly strategies?: readonly Strategy[];
+  readonly strategies?: readonly Strategy[] | undefined;
   /** How long each run goes on after the trouble, in ms. Default 30,000 (recovery is measured within it). */
-  readonly afterMs?: number;
+  readonly afterMs?: number | undefined;
   /** The seed. Default 1. */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /**
    * The status of the shed answer in the rows with a queue limit: `503` (bare, the default) or `429` (the server says
    * it is saturated). See `OverloadOptions.shedStatus`.
    */
-  readonly shedStatus?: 503 | 429;
+  readonly shedStatus?: 503 | 429 | undefined;
   /** Called after each cell with how many are done. */
-  readonly onProgress?: (done: number, total: number) => void;
+  readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /** One strategy's figures in one cell of the matrix. */

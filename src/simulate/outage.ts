@@ -6,44 +6,45 @@ import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
 import { OutageServer } from './server';
+import type { Filled } from './settings';
 import { protectedPolicy, type ResolvedStrategy, resolveStrategy, STRATEGIES, type Strategy } from './strategies';
 
 /** The outage scenario's settings; every field is optional. */
 export interface OutageOptions {
   /** Clients, each making one call with retries. Default 1,000. */
-  readonly clients?: number;
+  readonly clients?: number | undefined;
   /** The clients' first requests are spread uniformly over this window, in ms. Default 100. */
-  readonly startWindowMs?: number;
+  readonly startWindowMs?: number | undefined;
   /** The server fails every request that arrives before this time, in ms. Default 4,000. */
-  readonly outageMs?: number;
+  readonly outageMs?: number | undefined;
   /** After the outage the server succeeds this many requests per `capacityWindowMs` and fails the rest. Default 100. */
-  readonly capacity?: number;
+  readonly capacity?: number | undefined;
   /** The window `capacity` counts in, in ms; also the width of a load bucket. Default 100. */
-  readonly capacityWindowMs?: number;
+  readonly capacityWindowMs?: number | undefined;
   /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Default 10. */
-  readonly hopMeanMs?: number;
+  readonly hopMeanMs?: number | undefined;
   /** See `hopMeanMs`. Default 2. */
-  readonly hopSdMs?: number;
+  readonly hopSdMs?: number | undefined;
   /** Each client's `maxAttempts`. Default 10. */
-  readonly maxAttempts?: number;
+  readonly maxAttempts?: number | undefined;
   /** Each client's overall deadline, `timeoutMs`. Default Infinity. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /**
    * The wait the server names during the outage, in ms: it answers 429 with this Retry-After, and its refusals after
    * the outage with none. Default 0: no Retry-After at all.
    */
-  readonly retryAfterMs?: number;
+  readonly retryAfterMs?: number | undefined;
   /**
    * Client instances (processes, pods) the clients are split over, evenly: each has its own budget and breaker
    * (fresh objects on the simulation's clock), as each process of a fleet creates its own. Default 1.
    */
-  readonly instances?: number;
+  readonly instances?: number | undefined;
   /** Strategies to compare. Default: all of {@link STRATEGIES}. */
-  readonly strategies?: readonly Strategy[];
+  readonly strategies?: readonly Strategy[] | undefined;
   /** The seed: the same seed gives the same result, byte for byte. Default 1. */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** Called after each strategy's run with how many are done. */
-  readonly onProgress?: (done: number, total: number) => void;
+  readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /** One strategy's figures in the outage scenario. */
@@ -80,7 +81,7 @@ export interface OutageFigures {
 /** What {@link simulateOutage} returns: the settings used (defaults filled in) and a row of figures per strategy. */
 export interface OutageResult {
   readonly scenario: 'outage';
-  readonly settings: Required<Omit<OutageOptions, 'strategies' | 'onProgress'>>;
+  readonly settings: Filled<Omit<OutageOptions, 'strategies' | 'onProgress'>>;
   readonly results: readonly OutageFigures[];
 }
 

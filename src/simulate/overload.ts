@@ -4,90 +4,91 @@ import { selectPercentile } from './outage';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng, type Rng } from './rng';
+import type { Filled } from './settings';
 import { protectedPolicy, type ResolvedStrategy, resolveStrategy, type Strategy } from './strategies';
 
 /** The overload scenario's settings; every field is optional. */
 export interface OverloadOptions {
   /** Requests the server serves per second, one at a time, first in first out. Default 1,000. */
-  readonly capacity?: number;
+  readonly capacity?: number | undefined;
   /** The demand (Poisson arrivals of logical requests) as a share of capacity. Default 0.8. */
-  readonly load?: number;
+  readonly load?: number | undefined;
   /** Each attempt's timeout, from send to response, in ms (the client's `attemptTimeoutMs`). Default 1,000. */
-  readonly attemptTimeoutMs?: number;
+  readonly attemptTimeoutMs?: number | undefined;
   /** Each logical request's `maxAttempts`. Default 3. */
-  readonly maxAttempts?: number;
+  readonly maxAttempts?: number | undefined;
   /** Steady traffic before the slowdown, in ms. Default 5,000. */
-  readonly warmupMs?: number;
+  readonly warmupMs?: number | undefined;
   /** How long the slowdown (or the outage) lasts, in ms. Default 4,000. */
-  readonly slowdownMs?: number;
+  readonly slowdownMs?: number | undefined;
   /** The server's capacity during the slowdown, as a share of `capacity`. Default 0.1. */
-  readonly slowdownCapacity?: number;
+  readonly slowdownCapacity?: number | undefined;
   /** Answer every request with a fast 503 during the slowdown instead (an outage). Default false. */
-  readonly outage?: boolean;
+  readonly outage?: boolean | undefined;
   /**
    * During the slowdown, each request the server serves fails with this probability (a 503 once served: it took its
    * turn and its service time, and its client hears at once). Default 0. The partial-failure scenario is this with
    * no slowdown ({@link simulatePartial}).
    */
-  readonly failureRate?: number;
+  readonly failureRate?: number | undefined;
   /**
    * Client instances (processes, pods) the demand is split over, evenly at random: each has its own budget and
    * breaker (fresh objects on the simulation's clock), as each process of a fleet creates its own. Default 1.
    */
-  readonly instances?: number;
+  readonly instances?: number | undefined;
   /** How long the run goes on after the slowdown, in ms. Default 60,000. */
-  readonly afterMs?: number;
+  readonly afterMs?: number | undefined;
   /**
    * The server sheds (a fast 503) a request that would wait more than this in its queue, in ms. Default Infinity:
    * an unbounded queue.
    */
-  readonly queueLimitMs?: number;
+  readonly queueLimitMs?: number | undefined;
   /**
    * The status of the server's shed answer (over `queueLimitMs`): `503` (bare, the default), which says nothing of why,
    * or `429` (Too Many Requests, with no Retry-After), with which a server says it is saturated. herdless's budget reads
    * a 429 as it reads a timeout.
    */
-  readonly shedStatus?: 503 | 429;
+  readonly shedStatus?: 503 | 429 | undefined;
   /** During the slowdown the server answers nothing: every attempt runs to its timeout (a hang). Default false. */
-  readonly hang?: boolean;
+  readonly hang?: boolean | undefined;
   /**
    * Latency-only degradation: during the slowdown each answer is late by a random time, exponential with this mean,
    * in ms, that costs the server nothing (a slow network path, a slow downstream with room to spare). Default 0.
    */
-  readonly addedLatencyMs?: number;
+  readonly addedLatencyMs?: number | undefined;
   /** The trouble comes and goes: on for `flapMs`, off for `flapMs`, and so on through the slowdown, in ms. Default Infinity. */
-  readonly flapMs?: number;
+  readonly flapMs?: number | undefined;
   /** The demand during the slowdown, as a multiple of `load` (a spike: 2 doubles it). Default 1. */
-  readonly demandSpike?: number;
+  readonly demandSpike?: number | undefined;
   /**
    * A server whose latency grows with the work it holds, as in Brooker's metastability model, instead of the FIFO
    * queue: every request is worked on at once and takes `concurrencyBaseMs + (1000 / capacity) x` the requests in
    * flight when it arrives; abandoned requests stay in flight until done. Default undefined: the FIFO server.
    */
-  readonly concurrencyBaseMs?: number;
+  readonly concurrencyBaseMs?: number | undefined;
   /**
    * Closed-loop demand: a user whose call gave up issues it again, as a new call, this long after, in ms, up to
    * `reissues` times. Default Infinity: users never re-issue (open-loop demand).
    */
-  readonly reissueMs?: number;
+  readonly reissueMs?: number | undefined;
   /** With a finite `reissueMs`: how many times a user re-issues one request. Default 2. */
-  readonly reissues?: number;
+  readonly reissues?: number | undefined;
   /** The clients' `baseMs` (the first backoff's ceiling). Default 100, the library's. */
-  readonly baseMs?: number;
+  readonly baseMs?: number | undefined;
   /** Each call's overall deadline, the clients' `timeoutMs`, in ms. Default Infinity. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** A network hop takes |Normal(hopMeanMs, hopSdMs)| ms. Default 5. */
-  readonly hopMeanMs?: number;
+  readonly hopMeanMs?: number | undefined;
   /** See `hopMeanMs`. Default 1. */
-  readonly hopSdMs?: number;
+  readonly hopSdMs?: number | undefined;
   /** The width of a load window (the chart's), in ms. Default 1,000. */
-  readonly windowMs?: number;
+  readonly windowMs?: number | undefined;
   /** Strategies to compare. Default: fixed, none, full, full+budget, full+breaker, full+budget+breaker. */
-  readonly strategies?: readonly Strategy[];
+  readonly strategies?: readonly Strategy[] | undefined;
   /** The seed: the same seed gives the same result, byte for byte. Default 1. */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** Called after each strategy's run with how many are done. */
-  readonly onProgress?: (done: number, total: number) => void;
+  readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /** One strategy's figures in the overload scenario. */
@@ -125,7 +126,7 @@ export interface OverloadFigures {
 /** What {@link simulateOverload} returns. */
 export interface OverloadResult {
   readonly scenario: 'overload' | 'partial';
-  readonly settings: Required<Omit<OverloadOptions, 'strategies' | 'onProgress'>>;
+  readonly settings: Filled<Omit<OverloadOptions, 'strategies' | 'onProgress'>>;
   readonly results: readonly OverloadFigures[];
 }
 
@@ -209,9 +210,9 @@ export function simulateOverload(options: OverloadOptions = {}): OverloadResult 
 export interface PartialOptions
   extends Omit<OverloadOptions, 'slowdownMs' | 'slowdownCapacity' | 'outage' | 'failureRate'> {
   /** Each request the server serves fails with this probability (a fast 503) during the failure. Default 0.5. */
-  readonly failureRate?: number;
+  readonly failureRate?: number | undefined;
   /** How long the partial failure lasts, in ms. Default 30,000. */
-  readonly durationMs?: number;
+  readonly durationMs?: number | undefined;
 }
 
 /** The partial-failure scenario's default strategies. */

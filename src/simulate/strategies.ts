@@ -58,25 +58,26 @@ export type Strategy =
   | {
       readonly name: string;
       readonly policy: RetryOptions;
-      readonly retryAfter?: RetryAfterRule;
+      readonly retryAfter?: RetryAfterRule | undefined;
       /** `true` for a `createRetryBudget()` with the defaults, or the options of one (without `now`). */
-      readonly budget?: boolean | Omit<RetryBudgetOptions, 'now'>;
+      readonly budget?: boolean | Omit<RetryBudgetOptions, 'now'> | undefined;
       /** `true` for a `createCircuitBreaker()` with the defaults, or the options of one (without `now`). */
-      readonly breaker?: boolean | Omit<CircuitBreakerOptions, 'now'>;
+      readonly breaker?: boolean | Omit<CircuitBreakerOptions, 'now'> | undefined;
     };
 
 /** A strategy's name, backoff options, Retry-After rule, and whether its clients share a budget and a breaker. */
 export interface ResolvedStrategy {
   readonly name: string;
   readonly policy: RetryOptions;
-  readonly retryAfter?: RetryAfterRule;
+  readonly retryAfter?: RetryAfterRule | undefined;
   readonly budget: boolean | Omit<RetryBudgetOptions, 'now'>;
   readonly breaker: boolean | Omit<CircuitBreakerOptions, 'now'>;
 }
 
 /** The name, backoff options and protections of a strategy. */
 export function resolveStrategy(strategy: Strategy): ResolvedStrategy {
-  if (typeof strategy !== 'string') return { budget: false, breaker: false, ...strategy };
+  if (typeof strategy !== 'string')
+    return { ...strategy, budget: strategy.budget ?? false, breaker: strategy.breaker ?? false };
   if (Object.hasOwn(PRESETS, strategy)) return PRESETS[strategy as PresetName];
   const [base = '', ...extras] = strategy.split('+');
   const policy = (STRATEGIES as Record<string, RetryOptions>)[base];

@@ -11,9 +11,9 @@ export interface NoHerdOptions {
    * jitter keep every window within two to three times what the dependency serves (200 callers of herdless's
    * defaults reach 2x), while callers retrying in step send 5x and more (10x: every caller in one window).
    */
-  readonly maxPeakOverCapacity?: number;
+  readonly maxPeakOverCapacity?: number | undefined;
   /** The most requests per caller (requests / callers). Default Infinity: not checked. */
-  readonly maxAmplification?: number;
+  readonly maxAmplification?: number | undefined;
   /**
    * The share of callers whose call must succeed, in [0, 1]: the goodput check, on by default, so that code that
    * sends no herd because it gives up (a budget or a circuit breaker that refuses every retry, one attempt and no
@@ -39,7 +39,7 @@ export interface NoHerdOptions {
    * assertNoHerd(report, { minSuccess: 0 }); // the load only: this code fails fast on purpose
    * ```
    */
-  readonly minSuccess?: number;
+  readonly minSuccess?: number | undefined;
 }
 
 /** The error {@link assertNoHerd} throws: its message holds the figures and the chart; `report` is the report. */

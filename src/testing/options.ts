@@ -34,52 +34,52 @@ export type HerdCall = (context: HerdContext) => unknown;
 /** {@link herd}'s options; every field but the call is optional. */
 export interface HerdOptions {
   /** A name for the code under test, the row's `strategy` in the report. Default: the function's name, else `'code'`. */
-  readonly name?: string;
+  readonly name?: string | undefined;
   /** Concurrent callers, each making one call of `call`. Default 200; at most 100,000 (a RangeError naming it past that). */
-  readonly clients?: number;
+  readonly clients?: number | undefined;
   /** The callers' first calls are spread uniformly over this window, in ms. Default 0: all start together. */
-  readonly startWindowMs?: number;
+  readonly startWindowMs?: number | undefined;
   /** The dependency fails every request arriving before this time, in ms. Default 1,000. */
-  readonly outageMs?: number;
+  readonly outageMs?: number | undefined;
   /** How it fails them: `'status'` (a 503, default), `'reset'` (ECONNRESET) or `'hang'` (no answer; see `hangMs`). */
-  readonly outageFailure?: OutageFailure;
+  readonly outageFailure?: OutageFailure | undefined;
   /** A request that hangs is reset after this long, in ms, unless its caller gave up first. Default 30,000. */
-  readonly hangMs?: number;
+  readonly hangMs?: number | undefined;
   /** After the outage the dependency serves this many requests per `capacityWindowMs`. Default 20. */
-  readonly capacity?: number;
+  readonly capacity?: number | undefined;
   /** The window `capacity` counts in, in ms; also the width of a load bucket in the report. Default 100. */
-  readonly capacityWindowMs?: number;
+  readonly capacityWindowMs?: number | undefined;
   /** Beyond capacity: `'shed'` answers 503 at once (default); `'queue'` serves it in the next window with room. */
-  readonly overflow?: Overflow;
+  readonly overflow?: Overflow | undefined;
   /** After the outage, the share of served requests that fail with a 503 anyway, in [0, 1]. Default 0. */
-  readonly failureRate?: number;
+  readonly failureRate?: number | undefined;
   /** A span with slower answers. Default: none. */
-  readonly slowdown?: Slowdown;
+  readonly slowdown?: Slowdown | undefined;
   /** The dependency answers |Normal(latencyMs, latencyMs / 5)| ms after a request arrives. Default 20. */
-  readonly latencyMs?: number;
+  readonly latencyMs?: number | undefined;
   /**
    * The wait the dependency names during the outage, in ms: it answers 429 with this `Retry-After` instead of 503.
    * Default 0: no Retry-After.
    */
-  readonly retryAfterMs?: number;
+  readonly retryAfterMs?: number | undefined;
   /** The run ends here, in virtual ms: callers still running are counted as given up (`'unfinished'`). Default 120,000. */
-  readonly untilMs?: number;
+  readonly untilMs?: number | undefined;
   /**
    * Intercept global `fetch` and `node:http`/`https` (axios, got) for requests to `url` (needs the optional peer
    * `@mswjs/interceptors` 0.41). Default `true`; `false` when the code only uses the context's `fetch`.
    */
-  readonly intercept?: boolean;
+  readonly intercept?: boolean | undefined;
   /** Replace `Math.random` with the seeded generator during the run, so jittered code repeats. Default `true`. */
-  readonly seedRandom?: boolean;
+  readonly seedRandom?: boolean | undefined;
   /** The dependency's base URL. Default `'http://dependency.herd.test/'`. */
-  readonly url?: string;
+  readonly url?: string | undefined;
   /**
    * Whether a call's result counts as a success. Default: a `status`/`statusCode` in 200-399, else any value. One
    * that throws fails that call: a give-up, `'isSuccess threw <name>'` in `gaveUpWith`.
    */
-  readonly isSuccess?: (value: unknown) => boolean;
+  readonly isSuccess?: ((value: unknown) => boolean) | undefined;
   /** The seed: the same seed gives the same report for the same code. Default 1. */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
 }
 
 /** The settings a run used, defaults filled in: `settings` in the report. */

@@ -134,6 +134,15 @@ describe('statusPolarity', () => {
     expect(polarity('200 === res.status')).toBe('success');
     expect(polarity('!(res.status >= 500)')).toBe('success');
   });
+  it('reads them through optional chaining as without it (review: `res?.ok` loops were missed)', () => {
+    expect(polarity('res?.ok')).toBe('success');
+    expect(polarity('!res?.ok')).toBe('failure');
+    expect(polarity('!resp?.data?.ok')).toBe('failure');
+    expect(polarity('res?.status >= 500')).toBe('failure');
+    expect(polarity('500 <= res?.statusCode')).toBe('failure');
+    expect(polarity('res?.status === 429 || !res?.ok')).toBe('failure');
+    expect(polarity('res?.status === 301')).toBeUndefined();
+  });
   it('says nothing of redirects, unknown values and mixed tests', () => {
     expect(polarity('res.status === 301')).toBeUndefined();
     expect(polarity('res.status < 600')).toBeUndefined();

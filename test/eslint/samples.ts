@@ -113,6 +113,35 @@ export async function load(url) {
 }`,
   },
   {
+    name: 'a status check through optional chaining that leads back: if (!res?.ok) { wait; continue } (review)',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+import { setTimeout as delay } from 'node:timers/promises';
+export async function load(url) {
+  while (true) { // <-
+    const res = await fetch(url).catch(() => undefined);
+    if (!res?.ok) {
+      await delay(1000);
+      continue;
+    }
+    return res.json();
+  }
+}`,
+  },
+  {
+    name: 'a loop while the status, read through ?. or !, says failure: while (res?.status ... res!.status >= 500) (review)',
+    lang: 'ts',
+    finds: ['no-immediate-retry', 'require-retry-limit'],
+    code: `
+export async function load(url: string): Promise<Response | undefined> {
+  let res = await fetch(url).catch(() => undefined);
+  while (res?.status === undefined || res!.status >= 500) { // <-
+    res = await fetch(url).catch(() => undefined);
+  }
+  return res;
+}`,
+  },
+  {
     name: 'a value from .catch() tested by the loop, a counter never compared',
     finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
     code: `
