@@ -125,7 +125,7 @@ export async function tell({ options, svgPath, signal, io, run = runAct }: TellO
     if (act.scenario === 'partial') log(`${partialReading(results)}\n`);
     if (act === story.find((a) => a.scenario === 'partial'))
       log(
-        'A breaker that opens on 5 failures in a row (a common default, and herdless’s before 0.1) would open every few\n' +
+        'A breaker that opens on 5 failures in a row (a common default) would open every few\n' +
           'seconds against a 50% failure, refuse every call for its 5 s break, and keep fewer calls than not retrying.\n',
       );
     const title =
@@ -135,22 +135,61 @@ export async function tell({ options, svgPath, signal, io, run = runAct }: TellO
     writeFileSync(actSvgPath(act), svgChart(series, { ...chart, title }));
   }
 
+  /**
+   * While an act runs (its traffic, then its calls winding down), a line on a terminal's stderr says where it is,
+   * redrawn each second and erased before the act's figures print: each act is silent for 10 to 30 s otherwise.
+   */
+  function progress(act: Act, n: number): () => void {
+    if (!io.errIsTTY) return () => {};
+    const begun = Date.now();
+    const name = act.scenario === 'overload' ? 'overload' : `partial failure at ${percent(act.load)}`;
+    const trouble = act.scenario === 'overload' ? 'the slowdown' : 'the failure';
+    const trafficMs = act.warmupMs + act.troubleMs + act.afterMs;
+    const draw = () => {
+      const t = Date.now() - begun;
+      const phase =
+        t < act.warmupMs
+          ? 'steady traffic'
+          : t < act.warmupMs + act.troubleMs
+            ? trouble
+            : t < trafficMs
+              ? `traffic after ${trouble}`
+              : 'winding down: the last calls end';
+      io.err(
+        `\r\x1b[Kact ${n} of ${story.length}, ${name}: ${Math.floor(t / 1_000)} s of ${Math.round(trafficMs / 1_000)} s, ` +
+          `${phase} (Ctrl-C stops)`,
+      );
+    };
+    draw();
+    const timer = setInterval(draw, 1_000);
+    return () => {
+      clearInterval(timer);
+      io.err('\r\x1b[K');
+    };
+  }
+
   const started = performance.now();
   try {
     const runs: ActRun[] = [];
+    log(
+      'The columns: requests: what the server received; ampl.: requests from the trouble on, over what it can ' +
+        'serve;\ngoodput: calls that succeeded; recovery: from the slowdown’s end until 95% of calls succeed ' +
+        `${formatMs(5 * s.recoveryWindowMs)} in a row;\nduring: calls begun during the failure that succeeded; 503s: ` +
+        'requests the server failed; refused: by the budget;\nwasted: requests served after their client gave up; ' +
+        'behind: the work still queued when traffic ended.\n',
+    );
     for (const [index, act] of story.entries()) {
       log(actIntro(act, index + 1));
-      const actRun = await run(act, { ...options, signal });
+      const endProgress = progress(act, index + 1);
+      let actRun: ActRun;
+      try {
+        actRun = await run(act, { ...options, signal });
+      } finally {
+        endProgress();
+      }
       report(actRun);
       runs.push(actRun);
     }
-    log(
-      'requests: what the server received; ampl.: requests from the trouble on, over what it can serve; goodput: ' +
-        'calls\nthat succeeded; recovery: from the slowdown’s end until 95% of calls succeed ' +
-        `${formatMs(5 * s.recoveryWindowMs)} in a row; during: calls begun\nduring the failure that succeeded; 503s: ` +
-        'requests the server failed; refused: by the budget;\nwasted: served after the client gave up; ' +
-        'behind: work queued when traffic ended.\n',
-    );
     const results = runs.flatMap((run) => run.results);
     const lost = results.filter((r) => !countsMatch(r));
     const errors = results.reduce((n, r) => n + r.errors, 0);
@@ -158,7 +197,11 @@ export async function tell({ options, svgPath, signal, io, run = runAct }: TellO
     const abandoned = results.reduce((n, r) => n + r.abandonedInFlight, 0);
     const delayP99Ms = Math.max(...runs.map((run) => run.delayP99Ms));
     const delayMaxMs = Math.max(...runs.map((run) => run.delayMaxMs));
-    log(`wrote ${runs.map((run) => actSvgPath(run.act)).join(', ')}`);
+    const [first, ...others] = runs.map((run) => actSvgPath(run.act));
+    log(
+      `open ${first} in a browser: the first act in one picture, each lane's load against the server's capacity` +
+        (others.length > 0 ? `\n(and ${others.join(', ')}: the partial failures)` : ''),
+    );
     log(
       lost.length === 0
         ? `every request counted once at client and server; done in ${formatMs(performance.now() - started)}`
