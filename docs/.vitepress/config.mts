@@ -9,6 +9,9 @@ const src = (path: string) => fileURLToPath(new URL(`../../src/${path}`, import.
 
 const docs = fileURLToPath(new URL('..', import.meta.url));
 
+// Served from a subpath when HERDLESS_DOCS_BASE is set (GitHub Pages: /herdless/); `/` otherwise.
+const base = process.env.HERDLESS_DOCS_BASE ?? '/';
+
 export default defineConfig({
   // The evidence beside the pages (matrix.json, outage.txt, the SVGs), which pages link to, is served as it is.
   buildEnd({ outDir }) {
@@ -18,8 +21,9 @@ export default defineConfig({
   },
   title: 'herdless',
   description: 'Retries that never become the outage.',
-  // Served from a subpath when HERDLESS_DOCS_BASE is set (GitHub Pages: /herdless/); `/` otherwise.
-  base: process.env.HERDLESS_DOCS_BASE ?? '/',
+  base,
+  // The icon (docs/public/favicon.svg), linked from every page: without it a browser asks for /favicon.ico, a 404.
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: `${base}favicon.svg` }]],
   cleanUrls: false,
   lastUpdated: false,
   // The evidence files beside the pages (outage.txt, ...) are not pages.

@@ -1,10 +1,14 @@
 // `npm run test:docs [-- --no-build]`: builds the docs site (npm run docs:build, no network), serves the build on
 // 127.0.0.1, and checks it in headless Chromium (Debian's `chromium`, driven by playwright-core):
-// - every internal link and image of every page resolves (the page, and the #anchor on it);
+// - every internal link and image of every page resolves (the page, and the #anchor on it), every page links its icon,
+//   and no page the browser opens asks the server for a file that is not there (a 404);
+// - the API reference has a page for each entry point (herdless, /simulate, /eslint, /otel, /testing);
 // - the live herd page runs herdless/simulate in the browser with settings where the answer is known (fixed delays
 //   at 1,000 clients peak over capacity after the outage, full jitter does not) and shows the same figures as
 //   `herdless simulate --json` for the same seed, in the outage and the overload scenarios;
 // - a default run of the live page draws, and how long it took in the browser is printed;
+// - a visitor's run through the form: every field's default is valid in every scenario, and changing settings and
+//   pressing run changes the table to `herdless simulate --json`'s figures for them;
 // - screenshots go to reports/docs-site/ (the live page's also to docs/herd-live.png with --save-screenshot).
 // Exits 0 when every check passed, 1 otherwise, with one line per failure; its last line is
 // `docs-site: P passed, F failed`.
@@ -49,9 +53,12 @@ const fileFor = (pathname) => {
   }
   return undefined;
 };
+// Every request the browser made that found nothing (a favicon the pages do not link, a chunk the build lacks).
+const notFound = new Set();
 const server = createServer((req, res) => {
   const file = fileFor(new URL(req.url ?? '/', 'http://x').pathname);
   if (!file) {
+    notFound.add(req.url);
     res.writeHead(404).end('not found');
     return;
   }
@@ -91,6 +98,25 @@ for (const page of pages) {
 }
 check(broken.length === 0, `every internal link resolves (${links} links in ${pages.length} pages)`);
 for (const b of broken) console.log(`     ${b}`);
+// A page that links no icon makes the browser ask for /favicon.ico, a 404 on every page; the link's target is one of
+// the links checked above.
+const iconless = pages.filter(
+  (page) => !/<link rel="icon"[^>]*href="[^"]+"/.test(readFileSync(join(dist, page), 'utf8')),
+);
+check(
+  iconless.length === 0,
+  `every page links its icon${iconless.length ? `; not: ${iconless.slice(0, 5).join(', ')}` : ''}`,
+);
+// The API reference has a page per entry point of the package (package.json's exports).
+const entries = ['herdless', 'herdless/simulate', 'herdless/eslint', 'herdless/otel', 'herdless/testing'];
+const apiIndex = existsSync(join(dist, 'api', 'index.html'))
+  ? readFileSync(join(dist, 'api', 'index.html'), 'utf8')
+  : '';
+const noPage = entries.filter((e) => !existsSync(join(dist, 'api', e, 'index.html')) || !apiIndex.includes(`>${e}<`));
+check(
+  noPage.length === 0,
+  `the API reference has a page for each entry point${noPage.length ? `; none for ${noPage.join(', ')}` : ''}`,
+);
 
 // What `herdless simulate --json` prints for the same settings.
 const cli = (...args) =>
@@ -245,13 +271,105 @@ try {
   if (process.argv.includes('--save-screenshot'))
     copyFileSync(join(shots, 'herd-default.png'), join(root, 'docs', 'herd-live.png'));
 
-  // The home page and a guide page render, for the eye.
+  // A visitor, through the form: every field's default is one the browser accepts, in every scenario; then change
+  // settings, press run, and the table changes to what `herdless simulate --json` gives for them.
+  await page.goto(`${base}/herd.html`);
+  await page.waitForSelector('.herd[data-done="yes"]', { timeout: 120_000 });
+  for (const scenario of await page.$$eval('select[name="scenario"] option', (os) => os.map((o) => o.value))) {
+    await page.selectOption('select[name="scenario"]', scenario);
+    const invalid = await page.$$eval('.controls input', (inputs) =>
+      inputs.filter((i) => !i.validity.valid).map((i) => `${i.name}=${i.value} (${i.validationMessage})`),
+    );
+    check(invalid.length === 0, `${scenario}: every field's default is valid${invalid.length ? `: ${invalid}` : ''}`);
+  }
+  /** Sets the fields as a visitor types them, ticks exactly these strategies, presses run, and reads the new table. */
+  const runForm = async (fields, strategies) => {
+    for (const [name, value] of Object.entries(fields)) await page.fill(`.controls input[name="${name}"]`, value);
+    for (const box of await page.$$('.controls input[name="strategy"]')) {
+      await box.setChecked(strategies.includes(await box.getAttribute('value')));
+    }
+    await page.$eval('table.figures', (t) => t.setAttribute('data-stale', 'yes'));
+    await page.click('.controls button[type="submit"]');
+    try {
+      await page.waitForSelector('.herd[data-done="yes"] table.figures:not([data-stale])', { timeout: 120_000 });
+    } catch {
+      const alert = await page.$eval('.herd', (h) => h.querySelector('[role="alert"]')?.textContent ?? '');
+      return { rows: [], note: `pressing run left the old table${alert ? ` (the page says: ${alert})` : ''}` };
+    }
+    const rows = await page.$$eval('table.figures tbody tr', (trs) =>
+      trs.map((tr) => ({
+        strategy: tr.getAttribute('data-strategy'),
+        cells: Object.fromEntries(
+          [...tr.querySelectorAll('td[data-label]')].map((td) => [
+            td.getAttribute('data-label'),
+            td.getAttribute('data-value'),
+          ]),
+        ),
+      })),
+    );
+    return { rows, note: '' };
+  };
+  await page.selectOption('select[name="scenario"]', 'outage');
+  const typed = await runForm({ clients: '400', outage: '2.5', maxAttempts: '6', seed: '7' }, [
+    'fixed',
+    'decorrelated',
+  ]);
+  const typedWant = cli(
+    ...['--strategies', 'fixed,decorrelated', '--clients', '400', '--outage', '2.5s', '--max-attempts', '6'],
+    ...['--seed', '7'],
+  ).results;
+  check(
+    typed.rows.length === 2 &&
+      typedWant.every((w) => {
+        const got = typed.rows.find((r) => r.strategy === w.strategy)?.cells ?? {};
+        return (
+          num(got.requests) === w.requests &&
+          num(got['peak/100 after']) === w.peakAfterOutage &&
+          num(got['gave up']) === w.gaveUp &&
+          num(got['last done']) === w.lastFinishMs
+        );
+      }),
+    `outage through the form (400 clients, 2.5 s, 6 attempts, seed 7): the table shows simulate --json's figures ${typed.note || JSON.stringify(typed.rows.map((r) => [r.strategy, r.cells.requests]))}`,
+  );
+  await page.selectOption('select[name="scenario"]', 'overload');
+  const overloadForm = await runForm({ load: '0.6', outage: '2.5', after: '60', seed: '3' }, ['none', 'full+budget']);
+  const overloadWant = cli(
+    ...['--scenario', 'overload', '--strategies', 'none,full+budget', '--load', '0.6', '--slowdown', '2.5s'],
+    ...['--seed', '3'],
+  ).results;
+  check(
+    overloadForm.rows.length === 2 &&
+      overloadWant.every((w) => {
+        const got = overloadForm.rows.find((r) => r.strategy === w.strategy)?.cells ?? {};
+        return num(got.requests) === w.requests && num(got.goodput) === w.goodput && num(got.wasted) === w.wasted;
+      }),
+    `overload through the form (load 0.6, 2.5 s slowdown, seed 3): the table shows simulate --json's figures ${overloadForm.note || JSON.stringify(overloadForm.rows.map((r) => [r.strategy, r.cells.requests]))}`,
+  );
+
+  // A value the simulator cannot take is named on the page, and the table stays as it was.
+  await page.fill('.controls input[name="load"]', '0');
+  await page.click('.controls button[type="submit"]');
+  const said = await page
+    .locator('.herd [role="alert"]')
+    .textContent({ timeout: 10_000 })
+    .catch(() => '');
+  check(
+    /^load: give a number from 0\.05 to 3 \(got 0\)/.test(said ?? ''),
+    `a load of 0 is named on the page (${said})`,
+  );
+
+  // The home page and a guide page render, for the eye; the API pages of the entry points open.
+  for (const e of ['herdless/otel', 'herdless/testing']) await page.goto(`${base}/api/${e}/index.html`);
   await page.goto(`${base}/`);
   await page.screenshot({ path: join(shots, 'home.png') });
   await page.goto(`${base}/guide/getting-started.html`);
   check((await page.locator('h1').first().textContent())?.includes('Getting started'), 'the guide renders');
   await page.screenshot({ path: join(shots, 'getting-started.png'), fullPage: false });
   check(errors.length === 0, `no page errors or failed requests${errors.length ? `: ${errors.join('; ')}` : ''}`);
+  check(
+    notFound.size === 0,
+    `no page requested a file that is not there${notFound.size ? `: ${[...notFound].join(', ')}` : ''}`,
+  );
 } finally {
   await browser.close();
   server.close();
