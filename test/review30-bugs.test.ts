@@ -12,6 +12,7 @@ import {
   type RetryBudget,
   type RetryError,
   retry,
+  type SettleEvent,
 } from '../src/index';
 import { ClientRetries } from '../src/simulate/retries';
 import { settle, useFakeClock } from './helpers';
@@ -130,5 +131,101 @@ describe('issue 30 item 4: a guard is settled once per attempt event, whatever i
       open: (next?: Guard) => breaker.open(next),
     };
     expect(() => createPolicy({ budget, breaker: wrappedBreaker })).not.toThrow();
+  });
+});
+
+// What retry() settles a pass with (guard.ts's numbering): a test drives a budget's pass as retry() does.
+const [FAILURE, RELEASE, START] = [1, 2, 3] as const;
+
+describe('the bugs that passed every test (issue 30)', () => {
+  it('failureRatio: 1 holds a retry once every attempt in the window failed (>=, not >)', () => {
+    let t = 0;
+    const budget = createRetryBudget({ failureRatio: 1, minimumCalls: 2, now: () => t });
+    const pass = budget.open();
+    const verdicts: unknown[] = [];
+    for (const at of [0, 100, 200]) {
+      t = at;
+      pass.settle(START);
+      verdicts.push(pass.settle(FAILURE, undefined, 1, 1_000)); // fast failures, every one
+    }
+    // The first alone is not known; the second starts the trouble (held 0 ms); the third is held its age.
+    expect(verdicts).toEqual([undefined, undefined, 100]);
+  });
+
+  it('reset() forgets the slow attempts too: fast failures after it are held, not refused as queueing', () => {
+    let t = 0;
+    const budget = createRetryBudget({ failureRatio: 1, minimumCalls: 2, now: () => t });
+    const before = budget.open();
+    before.settle(START);
+    expect(before.settle(FAILURE, undefined, 900, 1_000)).toBe('budget'); // slow: queueing
+    before.settle(RELEASE);
+    budget.reset();
+    const pass = budget.open();
+    const verdicts: unknown[] = [];
+    for (const at of [0, 100, 200]) {
+      t = at;
+      pass.settle(START);
+      verdicts.push(pass.settle(FAILURE, undefined, 1, 1_000));
+    }
+    expect(verdicts).toEqual([undefined, undefined, 100]); // with the slow one kept: 'budget'
+  });
+
+  it('a success reaches the budget with its duration: 100 slow successes make a slow failure no isolated one', async () => {
+    const budget = createRetryBudget(); // slowMs: half the attempt timeout
+    const policy = { budget, attemptTimeoutMs: 1_000, maxAttempts: 2, baseMs: 0 };
+    const slowOk = () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 600));
+    const oks = Array.from({ length: 100 }, () => settle(retry(slowOk, policy)));
+    await fake.clock.tickAsync(600);
+    expect(oks.every((ok) => ok.result.status === 'fulfilled')).toBe(true);
+    let calls = 0;
+    const slowFail = () =>
+      new Promise<string>((_, reject) => {
+        calls++;
+        setTimeout(() => reject(transient()), 600);
+      });
+    const run = settle(retry(slowFail, policy));
+    await fake.clock.runAllAsync();
+    // The dependency queues (every attempt slow): no retry. Successes read as fast would make it 1 slow in 101.
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+    expect(calls).toBe(1);
+  });
+
+  it("onSettle gives no reason for a call that rejects with a hook's error after the budget refused its retry", async () => {
+    const budget = createRetryBudget();
+    const broken = new Error('retryAfter broke');
+    const events: SettleEvent[] = [];
+    const slowFail = () => new Promise<string>((_, reject) => setTimeout(() => reject(transient()), 600));
+    const run = settle(
+      retry(slowFail, {
+        budget,
+        attemptTimeoutMs: 1_000,
+        retryAfter: () => {
+          throw broken;
+        },
+        onSettle: (event) => events.push(event),
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result.reason).toBe(broken);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ ok: false, reason: undefined, error: broken });
+  });
+
+  it('onSettle gives no reason for a call aborted as its breaker opened (from onStateChange)', async () => {
+    const controller = new AbortController();
+    const breaker = createCircuitBreaker({ consecutiveFailures: 1, onStateChange: () => controller.abort() });
+    const events: SettleEvent[] = [];
+    const run = settle(
+      retry(() => Promise.reject(transient()), {
+        breaker,
+        signal: controller.signal,
+        onSettle: (event) => events.push(event),
+      }),
+    );
+    await fake.clock.runAllAsync();
+    expect(run.result.reason).toBe(controller.signal.reason);
+    expect(breaker.state).toBe('open');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ ok: false, reason: undefined, error: controller.signal.reason });
   });
 });
