@@ -410,6 +410,14 @@ class Breaker implements CircuitBreaker, Guard {
     return new BreakerPass(this, next?.open());
   }
 
+  /**
+   * The brand (see `GUARD` in guard.ts) by which `retry()` refuses a breaker passed as its `budget`, from either build.
+   */
+  // Stryker disable next-line StringLiteral: as RetryError's brand, a key Stryker cannot mutate.
+  get 'herdless.guard'(): 'breaker' {
+    return 'breaker';
+  }
+
   /** An outcome, counted only if its permit is of the current generation (never the case while open). */
   #record(generation: number, failed: number): void {
     if (generation !== this.#generation) return;

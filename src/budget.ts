@@ -300,6 +300,14 @@ class Budget implements RetryBudget, Guard {
     return new BudgetPass(this);
   }
 
+  /**
+   * The brand (see `GUARD` in guard.ts) by which `retry()` refuses a budget passed as its `breaker`, from either build.
+   */
+  // Stryker disable next-line StringLiteral: as RetryError's brand, a key Stryker cannot mutate.
+  get 'herdless.guard'(): 'budget' {
+    return 'budget';
+  }
+
   available(): number {
     return Math.max(0, Math.floor(this.#balance()));
   }

@@ -74,6 +74,16 @@ export interface Guard {
 }
 
 /**
+ * The brand that tells a budget from a breaker, whichever build (ESM or CJS) made it: a prototype getter with this
+ * namespaced string key on `createRetryBudget()`'s and `createCircuitBreaker()`'s objects, whose value is the option it
+ * goes in (`'budget'`, `'breaker'`), as `RetryError` carries its own (see errors.ts). `retry()` refuses either one in the
+ * other's option with a TypeError naming it (a breaker used as a budget would be settled as one, and open when set to;
+ * a budget used as a breaker would never ask the budget behind it). A wrapper that delegates carries no brand, and is
+ * told by its shape alone.
+ */
+export const GUARD = 'herdless.guard';
+
+/**
  * How long a failed attempt took, as a guard reads it: `Infinity` (the dependency is queueing) when its timeout cut it,
  * or when the dependency said it is saturated (a throttling answer, see `isThrottled`: a 429, an AWS throttling error,
  * a gRPC RESOURCE_EXHAUSTED) without naming a wait (no Retry-After, or one of 0), which a fast answer alone does not

@@ -3,6 +3,7 @@ import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
 import type { StopReason } from './errors';
+import { GUARD } from './guard';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
 import { fail, having, num, onlyKnown, optionalFn, or, positive } from './validate';
@@ -165,14 +166,16 @@ export interface RetryOptions<T = unknown> extends BackoffOptions {
    * deposits, each retry withdraws (when the failure before it is counted, before the sleep; given back if the retry
    * then never starts), and a retry it refuses makes `retry()` give up at once with reason `'budget'` (unless the call
    * stops anyway: no attempts left, the server's wait, the deadline).
-   * Default: none (retries bounded only by `maxAttempts` and `timeoutMs`).
+   * Default: none (retries bounded only by `maxAttempts` and `timeoutMs`). A circuit breaker here is a TypeError naming
+   * `budget`.
    */
   readonly budget?: RetryBudget | undefined;
   /**
    * A circuit breaker from {@link createCircuitBreaker}, shared by the calls that pass it. While it is open, a call
    * rejects at once with a `CircuitOpenError` without calling `fn`, and a call between attempts gives up with reason
    * `'circuit-open'`. Each attempt's outcome is reported to it: a success, or a failure this policy's `isTransient`
-   * calls transient (a timed-out attempt or a retried result counts as one too). Default: none.
+   * calls transient (a timed-out attempt or a retried result counts as one too). Default: none. A retry budget here,
+   * or the object given as `budget`, is a TypeError naming `breaker`.
    */
   readonly breaker?: CircuitBreaker | undefined;
 }
@@ -312,10 +315,23 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   p.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
   if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
   // Set last, whether given or not, so that every policy has the one shape. Told by their Guard's `open`.
-  p.budget = having('budget', options.budget, 'open', 'a RetryBudget (createRetryBudget())');
-  p.breaker = having('breaker', options.breaker, 'open', 'a CircuitBreaker (createCircuitBreaker())');
+  p.budget = guardOption('budget', options.budget, 'a RetryBudget (createRetryBudget())', undefined);
+  p.breaker = guardOption('breaker', options.breaker, 'a CircuitBreaker (createCircuitBreaker())', p.budget);
   onlyKnown(options, KNOWN, '', (key) => suggest(key));
   return p;
+}
+
+/**
+ * A `budget` or `breaker` option checked: a guard by its shape (an `open` method), and neither the other kind, told by
+ * the {@link GUARD} brand that herdless's own budget and breaker carry, nor the object given as the other option (the
+ * `budget`, for the `breaker`): either would be settled twice an event, or not asked at all.
+ */
+function guardOption<V>(name: 'budget' | 'breaker', value: V, rule: string, budget: unknown): V {
+  const kind = (having(name, value, 'open', rule) as Record<string, unknown> | undefined)?.[GUARD];
+  if ((kind ?? name) !== name || (value !== undefined && value === budget)) {
+    fail(TypeError, name, `${rule}, not the ${kind ?? 'budget'}`, value);
+  }
+  return value;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Decision, decide } from './decide';
 import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
-import { FAILURE, type Guard, queueingMs, RELEASE, type Settle, START, SUCCESS } from './guard';
+import { FAILURE, type Pass, queueingMs, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
 import { reportLater } from './report';
 import { fail, withCause } from './validate';
@@ -186,8 +186,10 @@ async function loop<T>(
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
   let spinsFromMs = 0;
   // The call's pass through the policy's guards (its breaker, in front of its budget), and how the call's exit settles
-  // it. Written out rather than shared with the simulator's copy: a helper costs { retry } 15 B gzipped.
-  const pass = ((p.breaker ?? p.budget) as Guard | undefined)?.open(p.budget as Guard | undefined);
+  // it. Each guard is opened once: a budget alone has nothing behind it (opened with itself behind it, a guard that
+  // forwards to `next` was settled twice per event, issue 30). Written out rather than shared with the simulator's
+  // copy: a helper costs { retry } 15 B gzipped.
+  const pass: Pass | undefined = p.breaker ? p.breaker.open(p.budget) : p.budget?.open();
   let end: Settle = RELEASE;
   // The last attempt's own start, duration and allowed time (what a budget reads); the success's, at the call's end.
   let fromMs = 0;

@@ -112,4 +112,21 @@ describe('ESM and CJS builds loaded side by side', () => {
       expect(Object.keys(new lib.CircuitOpenError(1))).toEqual(['name', 'remainingMs']); // the brand is not own
     }
   });
+
+  it("a breaker passed as the other build's budget, or a budget as its breaker, is a TypeError naming the option", async () => {
+    for (const [from, to] of [
+      [cjs, esm],
+      [esm, cjs],
+    ] as const) {
+      await expect(to.retry(() => 1, { budget: from.createCircuitBreaker() as never })).rejects.toThrow(
+        /^herdless: budget must be a RetryBudget \(createRetryBudget\(\)\), not the breaker/,
+      );
+      await expect(to.retry(() => 1, { breaker: from.createRetryBudget() as never })).rejects.toThrow(
+        /^herdless: breaker must be a CircuitBreaker \(createCircuitBreaker\(\)\), not the budget/,
+      );
+      const policy = { budget: from.createRetryBudget(), breaker: from.createCircuitBreaker() };
+      await expect(to.retry(() => 1, policy)).resolves.toBe(1); // each in its place: accepted
+      expect(Object.keys(policy.budget)).toEqual([]); // the brand is not own
+    }
+  });
 });

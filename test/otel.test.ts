@@ -364,6 +364,42 @@ describe('observeBreaker and observeBudget', () => {
   });
 });
 
+describe('what the counters tell apart (issue 30: bugs that passed every test)', () => {
+  it('a breaker entering one state for different reasons counts each reason apart', async () => {
+    const breaker = observeBreaker({ consecutiveFailures: 1 }, { name: 'b', meterProvider: otel.meterProvider });
+    const permit = breaker.admit();
+    if (permit instanceof Error) throw permit;
+    permit.recordFailure(); // open: consecutive-failures
+    breaker.reset(); // closed: reset
+    breaker.isolate(); // open again: isolated
+    const m = await otel.collect();
+    const change = (state: string, reason: string) => ({
+      'herdless.breaker.name': 'b',
+      'herdless.breaker.state': state,
+      'herdless.breaker.change_reason': reason,
+    });
+    expect(m[names.BREAKER_TRANSITIONS]?.points).toHaveLength(3);
+    expect(point(m[names.BREAKER_TRANSITIONS], change('open', 'consecutive-failures'))).toBe(1);
+    expect(point(m[names.BREAKER_TRANSITIONS], change('open', 'isolated'))).toBe(1);
+    expect(point(m[names.BREAKER_TRANSITIONS], change('closed', 'reset'))).toBe(1);
+  });
+
+  it('a give-up of a policy with an observed budget is a budget refusal only when the budget stopped it', async () => {
+    const meterProvider = otel.meterProvider;
+    const budget = observeBudget({}, { name: 'bud', meterProvider });
+    const policy = withTelemetry({ maxAttempts: 2, baseMs: 0, budget }, { name: 'p', meterProvider });
+    expect((await run(retry(flaky(9), policy))).reason).toMatchObject({ reason: 'attempts' });
+    let m = await otel.collect();
+    expect(point(m[names.GIVE_UPS], { 'herdless.policy.name': 'p', 'herdless.give_up.reason': 'attempts' })).toBe(1);
+    expect(m[names.BUDGET_REFUSALS]?.points ?? []).toEqual([]);
+    const slow = () => new Promise((_, reject) => setTimeout(() => reject(http503()), 600));
+    const timed = withTelemetry({ maxAttempts: 2, attemptTimeoutMs: 1_000, budget }, { name: 'p', meterProvider });
+    expect((await run(retry(slow, timed))).reason).toMatchObject({ reason: 'budget' });
+    m = await otel.collect();
+    expect(m[names.BUDGET_REFUSALS]?.points.map((p) => p.value)).toEqual([1]);
+  });
+});
+
 describe('bad telemetry options: a TypeError naming the option', () => {
   const mp = () => otel.meterProvider;
   it.each([

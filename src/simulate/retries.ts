@@ -73,7 +73,7 @@ export class ClientRetries {
     const at = this.#instance === undefined ? client % this.#policies.length : (this.#instance[client] as number);
     const policy = this.#policies[at] as RetryPolicy<never>;
     const { breaker, budget } = policy as { breaker?: Guard; budget?: Guard };
-    if (this.#failed[client] === 0) this.#passes[client] = (breaker ?? budget)?.open(budget); // as retry() opens it
+    if (this.#failed[client] === 0) this.#passes[client] = breaker ? breaker.open(budget) : budget?.open(); // as retry() opens it
     const pass = this.#passes[client];
     // An open breaker refuses without making the CircuitOpenError retry() would reject with (a stack trace each).
     let refusal: StopReason | undefined = policy.breaker?.state === 'open' ? 'circuit-open' : undefined;
