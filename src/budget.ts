@@ -185,6 +185,15 @@ class Budget implements RetryBudget, Guard {
   #outcomes: SlidingCounts;
   /** a: the same attempts, b: the slow ones among them. */
   #speeds: SlidingCounts;
+  /**
+   * When each of the last {@link OVERTAKE} fast successes began, on this budget's clock (a ring; -Infinity for none):
+   * all of them later than {@link #slowStart}, the slow attempt was overtaken.
+   */
+  #fastStarts: number[] = [];
+  /** The slot of `#fastStarts` the next fast success fills. */
+  #fastAt = 0;
+  /** When the slow attempt that began last began, on this budget's clock; -Infinity for none. */
+  #slowStart = Number.NEGATIVE_INFINITY;
   /** When the trouble (a saturated failure) began, on this budget's clock; NaN while there is none. */
   #since = Number.NaN;
 
@@ -234,17 +243,27 @@ class Budget implements RetryBudget, Guard {
     outcomes.add(1, failed);
     speeds.advance(now);
     speeds.add(1, slow);
+    // When it began: a timed-out attempt, its whole allowance ago; one of no length known (a throttling answer with no
+    // wait, or no allowance), now, so that only attempts begun after the answer can overtake it.
+    const start = attemptMs < Infinity ? now - attemptMs : allowedMs < Infinity ? now - allowedMs : now;
+    if (slow === 1) this.#slowStart = Math.max(this.#slowStart, start);
+    else if (!failed) {
+      this.#fastStarts[this.#fastAt] = start;
+      this.#fastAt = (this.#fastAt + 1) % OVERTAKE;
+    }
     const known = outcomes.a >= this.#minimumCalls;
     const failing = known && outcomes.b >= this.#failureRatio * outcomes.a;
-    // A slow failure is the dependency queueing, unless it is an isolated one: a hung connection among many fast
-    // answers (at most 1 in 100 of the window's attempts, with minimumCalls known) is still retried.
-    if (slow === 1 && this.#slowSeen(known)) return -1;
+    const queued = this.#queued(known);
+    // A slow failure is the dependency queueing, unless it is an isolated one (a hung connection among many fast
+    // answers: at most 1 in 100 of the window's attempts, with minimumCalls known) or one that attempts begun after it
+    // overtook (a queue serves in turn: a slow answer overtaken by fast ones is the answer's own, not a queue's).
+    if (slow === 1 && queued) return -1;
     if (!failing) {
       if (!failed) this.#since = Number.NaN; // the trouble is over
       return 0;
     }
     // Most attempts failing while some are slow is a dependency that queues and sheds: refused, as a slow failure is.
-    if (this.#slowSeen(true)) return -1;
+    if (queued) return -1;
     // Most failing and all fast is one that is down: held, to wait it out, from when this trouble began.
     if (Number.isNaN(this.#since)) this.#since = now;
     return now - this.#since;
@@ -259,13 +278,20 @@ class Budget implements RetryBudget, Guard {
     const now = this.#now();
     this.#outcomes.advance(now);
     this.#speeds.advance(now);
-    return this.#slowSeen(this.#outcomes.a >= this.#minimumCalls);
+    return this.#queued(this.#outcomes.a >= this.#minimumCalls);
   }
 
-  /** A slow attempt in the window, unless an isolated one: at most 1 in 100 of them, with `known` (enough calls). */
-  #slowSeen(known: boolean): boolean {
+  /**
+   * A slow attempt in the window, unless an isolated one (at most 1 in 100 of them, with `known`: enough calls) or
+   * overtaken: the last {@link OVERTAKE} fast successes all began after the latest slow attempt began.
+   */
+  #queued(known: boolean): boolean {
     const speeds = this.#speeds;
-    return speeds.b > 0 && !(known && speeds.b <= ISOLATED * speeds.a);
+    if (speeds.b === 0 || (known && speeds.b <= ISOLATED * speeds.a)) return false;
+    const starts = this.#fastStarts;
+    if (starts.length < OVERTAKE) return true;
+    for (const start of starts) if (!(start > this.#slowStart)) return true;
+    return false;
   }
 
   #balance(): number {
@@ -308,6 +334,9 @@ class Budget implements RetryBudget, Guard {
     this.#counts = this.#counts?.fresh(); // a permit from before releases into the old window, which nothing reads
     this.#outcomes = this.#outcomes.fresh();
     this.#speeds = this.#speeds.fresh();
+    this.#fastStarts = [];
+    this.#fastAt = 0;
+    this.#slowStart = Number.NEGATIVE_INFINITY;
     this.#since = Number.NaN;
     this.#now.reset();
   }
@@ -315,6 +344,14 @@ class Budget implements RetryBudget, Guard {
 
 /** The share of slow attempts in the window at or under which a slow failure is an isolated one, and retried. */
 const ISOLATED = 0.01;
+/**
+ * How many fast successes, all begun after the latest slow attempt began, say that it was not a queue: a queue serves
+ * in turn, so an attempt that waited in it is not overtaken by later ones; a slow answer that is (a long tail, a
+ * connection that hung, a latency the dependency adds whatever its load) is retried. Three, so that one lucky answer
+ * does not decide it; in the development cells of `herdless simulate --scenario explore`, two and three gave the same
+ * safety, and a hold instead of a refusal for attempts that all hang cost seven cells of it in 400.
+ */
+const OVERTAKE = 3;
 
 const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'slowMs',
