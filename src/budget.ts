@@ -1,3 +1,4 @@
+import { isThrottled } from './classify';
 import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
 import { reportLater } from './report';
@@ -19,7 +20,8 @@ export interface RetryBudgetOptions {
   /**
    * A failure that took at least this long, in ms, says the dependency is queueing, and gets no retry (nor does one
    * whose attempt timeout abandoned it), unless it is an isolated one (at most 1 in 100 of the last
-   * `failureWindowMs`'s attempts, with `minimumCalls` of them): a finite number > 0. Default: half the attempt's
+   * `failureWindowMs`'s attempts, with `minimumCalls` of them) or fast answers overtook it (see
+   * {@link createRetryBudget}): a finite number > 0. Default: half the attempt's
    * `attemptTimeoutMs`; without one, half of what was left of the call's deadline when the attempt started, and an
    * attempt the deadline cut counts as slow; with neither, only a throttling answer that names no wait (see
    * `isThrottled`) does. An attempt that the call's own deadline cut before its `attemptTimeoutMs` counts at the time it
@@ -149,7 +151,7 @@ class BudgetPass implements Pass {
       }
       this.#held = false; // a retry starts: what it spent stays spent
     } else if (event === FAILURE) {
-      const hold = this.#budget.saturated(attemptMs, allowedMs, 1);
+      const hold = this.#budget.saturated(attemptMs, allowedMs, 1, failure);
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
@@ -186,8 +188,8 @@ class Budget implements RetryBudget, Guard {
   /** a: the same attempts, b: the slow ones among them. */
   #speeds: SlidingCounts;
   /**
-   * When each of the last {@link OVERTAKE} fast successes began, on this budget's clock (a ring; -Infinity for none):
-   * all of them later than {@link #slowStart}, the slow attempt was overtaken.
+   * When each of the last {@link OVERTAKE} fast successes began, on this budget's clock (a ring): all of them later
+   * than a slow attempt's start, it was overtaken.
    */
   #fastStarts: number[] = [];
   /** The slot of `#fastStarts` the next fast success fills. */
@@ -232,10 +234,17 @@ class Budget implements RetryBudget, Guard {
    * the retry after it may do: `0` go as the backoff says; a number > 0, wait at least that long (the trouble's age:
    * the dependency is saturated); `-1` not at all.
    */
-  saturated(attemptMs: number, allowedMs: number, failed: number): number {
+  saturated(attemptMs: number, allowedMs: number, failed: number, failure?: unknown): number {
     const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : this.#slowMs;
-    const slow = attemptMs >= slowMs ? 1 : 0;
     const now = this.#now();
+    // When it began: a timed-out attempt, its whole allowance ago; a throttling answer with no wait (the server says it
+    // is saturated, however fast it said so) or one with no allowance, now: no answer can have overtaken it.
+    const start =
+      attemptMs < Infinity ? now - attemptMs : allowedMs < Infinity && !isThrottled(failure) ? now - allowedMs : now;
+    const fast = attemptMs < slowMs;
+    // A slow attempt that fast answers begun after it have already overtaken is not a queue's (a queue serves in turn):
+    // a long tail, a hang that has ended, a latency the dependency adds whatever its load. It counts as fast.
+    const slow = fast || this.#overtaken(start) ? 0 : 1;
     const outcomes = this.#outcomes;
     const speeds = this.#speeds;
     outcomes.advance(now);
@@ -243,27 +252,22 @@ class Budget implements RetryBudget, Guard {
     outcomes.add(1, failed);
     speeds.advance(now);
     speeds.add(1, slow);
-    // When it began: a timed-out attempt, its whole allowance ago; one of no length known (a throttling answer with no
-    // wait, or no allowance), now, so that only attempts begun after the answer can overtake it.
-    const start = attemptMs < Infinity ? now - attemptMs : allowedMs < Infinity ? now - allowedMs : now;
     if (slow === 1) this.#slowStart = Math.max(this.#slowStart, start);
-    else if (!failed) {
+    else if (fast && !failed) {
       this.#fastStarts[this.#fastAt] = start;
       this.#fastAt = (this.#fastAt + 1) % OVERTAKE;
     }
     const known = outcomes.a >= this.#minimumCalls;
     const failing = known && outcomes.b >= this.#failureRatio * outcomes.a;
-    const queued = this.#queued(known);
-    // A slow failure is the dependency queueing, unless it is an isolated one (a hung connection among many fast
-    // answers: at most 1 in 100 of the window's attempts, with minimumCalls known) or one that attempts begun after it
-    // overtook (a queue serves in turn: a slow answer overtaken by fast ones is the answer's own, not a queue's).
-    if (slow === 1 && queued) return -1;
+    // A slow failure is the dependency queueing, unless it is an isolated one: a hung connection among many fast
+    // answers (at most 1 in 100 of the window's attempts, with minimumCalls known) is still retried.
+    if (slow === 1 && this.#slowSeen(known)) return -1;
     if (!failing) {
       if (!failed) this.#since = Number.NaN; // the trouble is over
       return 0;
     }
     // Most attempts failing while some are slow is a dependency that queues and sheds: refused, as a slow failure is.
-    if (queued) return -1;
+    if (this.#slowSeen(true)) return -1;
     // Most failing and all fast is one that is down: held, to wait it out, from when this trouble began.
     if (Number.isNaN(this.#since)) this.#since = now;
     return now - this.#since;
@@ -271,27 +275,29 @@ class Budget implements RetryBudget, Guard {
 
   /**
    * Whether this budget's recent attempts say the dependency is queueing: a slow one in the last `failureWindowMs`,
-   * unless it is an isolated one among `minimumCalls` or more (at most 1 in 100). What a held retry about to start is
+   * unless it is an isolated one among `minimumCalls` or more (at most 1 in 100), or fast answers begun after the
+   * latest one began have come back since (a queue, if there was one, has drained). What a held retry about to start is
    * refused on, after its hold: the retries held through an outage must not feed the queue that forms as it ends.
    */
   queueing(): boolean {
     const now = this.#now();
     this.#outcomes.advance(now);
     this.#speeds.advance(now);
-    return this.#queued(this.#outcomes.a >= this.#minimumCalls);
+    return this.#slowSeen(this.#outcomes.a >= this.#minimumCalls) && !this.#overtaken(this.#slowStart);
   }
 
-  /**
-   * A slow attempt in the window, unless an isolated one (at most 1 in 100 of them, with `known`: enough calls) or
-   * overtaken: the last {@link OVERTAKE} fast successes all began after the latest slow attempt began.
-   */
-  #queued(known: boolean): boolean {
+  /** A slow attempt in the window, unless an isolated one: at most 1 in 100 of them, with `known` (enough calls). */
+  #slowSeen(known: boolean): boolean {
     const speeds = this.#speeds;
-    if (speeds.b === 0 || (known && speeds.b <= ISOLATED * speeds.a)) return false;
+    return speeds.b > 0 && !(known && speeds.b <= ISOLATED * speeds.a);
+  }
+
+  /** Whether the last {@link OVERTAKE} fast successes all began after `start` (and so came back before now). */
+  #overtaken(start: number): boolean {
     const starts = this.#fastStarts;
-    if (starts.length < OVERTAKE) return true;
-    for (const start of starts) if (!(start > this.#slowStart)) return true;
-    return false;
+    if (starts.length < OVERTAKE) return false;
+    for (const at of starts) if (!(at > start)) return false;
+    return true;
   }
 
   #balance(): number {
@@ -345,11 +351,11 @@ class Budget implements RetryBudget, Guard {
 /** The share of slow attempts in the window at or under which a slow failure is an isolated one, and retried. */
 const ISOLATED = 0.01;
 /**
- * How many fast successes, all begun after the latest slow attempt began, say that it was not a queue: a queue serves
- * in turn, so an attempt that waited in it is not overtaken by later ones; a slow answer that is (a long tail, a
- * connection that hung, a latency the dependency adds whatever its load) is retried. Three, so that one lucky answer
- * does not decide it; in the development cells of `herdless simulate --scenario explore`, two and three gave the same
- * safety, and a hold instead of a refusal for attempts that all hang cost seven cells of it in 400.
+ * How many fast successes, all begun after a slow attempt began and back before it settled, say that it was not a
+ * queue's: a queue serves in turn, so an attempt that waited in one is not overtaken by later ones. Three, so that one
+ * lucky answer does not decide it. Chosen on the development cells of `herdless simulate --scenario explore` (two gave
+ * the same safety); a hold instead of a refusal when every attempt hangs cost seven cells of safety in 400, and is not
+ * taken.
  */
 const OVERTAKE = 3;
 
@@ -374,8 +380,11 @@ const UNCAPPED: RetryPermit = { release() {} };
  * - **a slow failure**: the attempt took at least `slowMs` (default half the time it was allowed: give attempts an
  *   `attemptTimeoutMs`), or its timeout abandoned it. The dependency is queueing; a retry would join the queue that
  *   made it slow, and that is how retries turn a slowdown into an outage. An isolated one is still retried (a hung
- *   connection among fast answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow), so a quiet
- *   process never retries a timeout and a busy one retries a rare one.
+ *   connection among fast answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow), and so is
+ *   one that fast answers overtook (the last 3 successes that were fast all began after the latest slow attempt
+ *   began: a queue serves in turn, so a slow answer overtaken by later ones is a long tail, a hang that has ended, a
+ *   latency the dependency adds whatever its load). A quiet process, with no such evidence, does not retry a
+ *   timeout.
  *   A throttling answer that names no wait (no Retry-After, or 0; see `isThrottled`: a 429, an AWS throttling
  *   error, a gRPC RESOURCE_EXHAUSTED) counts as slow however fast it came: the dependency says it is saturated. One
  *   with a wait keeps its own time, and is waited as any fast failure is: retried unless most attempts are failing.
@@ -402,8 +411,8 @@ const UNCAPPED: RetryPermit = { release() {} };
  * retries to a share of first attempts; off by default, since a reserve counted per process adds up across a fleet.
  *
  * Choose it for every dependency that many calls share, with an `attemptTimeoutMs`: it is the setup herdless
- * recommends, judged on troubles it was not tuned on (`herdless simulate --scenario explore`). Memory is 41 numbers
- * (61 with a finite `ratio`) whatever the traffic; it sets no timers.
+ * recommends, judged on troubles it was not tuned on (`herdless simulate --scenario explore`). Memory is 46 numbers
+ * (66 with a finite `ratio`) whatever the traffic; it sets no timers.
  *
  * @example
  * ```ts

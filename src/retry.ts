@@ -302,7 +302,7 @@ async function loop<T>(
           const cut = timedOut && byDeadline && attemptTimeoutMs < Infinity;
           const verdict = pass?.settle(
             FAILURE,
-            undefined,
+            outcome,
             queueingMs(tookMs, timedOut && !cut, outcome, retryAfterMs),
             judgedMs,
           );

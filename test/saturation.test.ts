@@ -114,18 +114,27 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
       expect((call.run.result.reason as RetryError).reason).toBe('budget');
     });
 
-    it('a slow success counts as a slow attempt to overtake: fast ones begun before it do not overtake it', async () => {
+    it('a 429 with no wait is not overtaken: it says the server is saturated now, whatever answered before it', async () => {
       const budget = createRetryBudget();
-      const call = hangsOnce(budget);
-      await fastCalls(budget, 3, 100);
-      // A success that took 600 ms of its 1 s began at 350 ms, after the three fast ones: it is the latest slow one.
-      await fake.clock.tickAsync(50);
-      void retry(() => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 600)), {
-        budget,
-        attemptTimeoutMs: 1_000,
-      });
+      await fastCalls(budget, 3, 100); // begun at 100-300 ms, answered 10 ms later
+      await fake.clock.tickAsync(100);
+      let calls = 0;
+      const throttled = () => {
+        calls++;
+        return Promise.reject(Object.assign(new Error('slow down'), { status: 429 }));
+      };
+      const run = settle(retry(throttled, { budget, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
       await fake.clock.runAllAsync();
-      expect((call.run.result.reason as RetryError).reason).toBe('budget');
+      expect((run.result.reason as RetryError).reason).toBe('budget');
+      expect(calls).toBe(1);
+    });
+
+    it('the timeout of an attempt begun before fast answers that came back is overtaken: a hang that has ended', async () => {
+      const budget = createRetryBudget();
+      const call = hangsOnce(budget); // begins at 0; its 1 s timeout fires after the three below
+      await fastCalls(budget, 3, 250);
+      await fake.clock.runAllAsync();
+      expect(call.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
     });
 
     it('reset() forgets the fast answers: a clock that starts again cannot read old ones as later (review)', async () => {
