@@ -1,3 +1,4 @@
+import { isThrottled } from './classify';
 import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
 import { reportLater } from './report';
@@ -19,7 +20,8 @@ export interface RetryBudgetOptions {
   /**
    * A failure that took at least this long, in ms, says the dependency is queueing, and gets no retry (nor does one
    * whose attempt timeout abandoned it), unless it is an isolated one (at most 1 in 100 of the last
-   * `failureWindowMs`'s attempts, this one included, with `minimumCalls` of them): a finite number > 0. Default: half the attempt's
+   * `failureWindowMs`'s attempts, this one included, with `minimumCalls` of them) or fast answers overtook it (see
+   * {@link createRetryBudget}): a finite number > 0. Default: half the attempt's
    * `attemptTimeoutMs`; without one, half of what was left of the call's deadline when the attempt started, and an
    * attempt the deadline cut counts as slow; with neither, only a throttling answer that names no wait (see
    * `isThrottled`) does. An attempt that the call's own deadline cut before its `attemptTimeoutMs` counts at the time it
@@ -149,7 +151,7 @@ class BudgetPass implements Pass {
       }
       this.#held = false; // a retry starts: what it spent stays spent
     } else if (event === FAILURE) {
-      const hold = this.#budget.saturated(attemptMs, allowedMs, 1);
+      const hold = this.#budget.saturated(attemptMs, allowedMs, 1, failure);
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
@@ -185,6 +187,15 @@ class Budget implements RetryBudget, Guard {
   #outcomes: SlidingCounts;
   /** a: the same attempts, b: the slow ones among them. */
   #speeds: SlidingCounts;
+  /**
+   * When each of the last {@link OVERTAKE} fast successes began, on this budget's clock (a ring): all of them later
+   * than a slow attempt's start, it was overtaken.
+   */
+  #fastStarts: number[] = [];
+  /** The slot of `#fastStarts` the next fast success fills. */
+  #fastAt = 0;
+  /** When the slow attempt that began last began, on this budget's clock; -Infinity for none. */
+  #slowStart = Number.NEGATIVE_INFINITY;
   /** When the trouble (a saturated failure) began, on this budget's clock; NaN while there is none. */
   #since = Number.NaN;
 
@@ -223,10 +234,17 @@ class Budget implements RetryBudget, Guard {
    * the retry after it may do: `0` go as the backoff says; a number > 0, wait at least that long (the trouble's age:
    * the dependency is saturated); `-1` not at all.
    */
-  saturated(attemptMs: number, allowedMs: number, failed: number): number {
+  saturated(attemptMs: number, allowedMs: number, failed: number, failure?: unknown): number {
     const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : this.#slowMs;
-    const slow = attemptMs >= slowMs ? 1 : 0;
     const now = this.#now();
+    // When it began: a timed-out attempt, its whole allowance ago; a throttling answer with no wait (the server says it
+    // is saturated, however fast it said so) or one with no allowance, now: no answer can have overtaken it.
+    const start =
+      attemptMs < Infinity ? now - attemptMs : allowedMs < Infinity && !isThrottled(failure) ? now - allowedMs : now;
+    const fast = attemptMs < slowMs;
+    // A slow attempt that fast answers begun after it have already overtaken is not a queue's (a queue serves in turn):
+    // a long tail, a hang that has ended, a latency the dependency adds whatever its load. It counts as fast.
+    const slow = fast || this.#overtaken(start) ? 0 : 1;
     const outcomes = this.#outcomes;
     const speeds = this.#speeds;
     outcomes.advance(now);
@@ -234,6 +252,11 @@ class Budget implements RetryBudget, Guard {
     outcomes.add(1, failed);
     speeds.advance(now);
     speeds.add(1, slow);
+    if (slow === 1) this.#slowStart = Math.max(this.#slowStart, start);
+    else if (fast && !failed) {
+      this.#fastStarts[this.#fastAt] = start;
+      this.#fastAt = (this.#fastAt + 1) % OVERTAKE;
+    }
     const known = outcomes.a >= this.#minimumCalls;
     const failing = known && outcomes.b >= this.#failureRatio * outcomes.a;
     // A slow failure is the dependency queueing, unless it is an isolated one: a hung connection among many fast
@@ -252,20 +275,29 @@ class Budget implements RetryBudget, Guard {
 
   /**
    * Whether this budget's recent attempts say the dependency is queueing: a slow one in the last `failureWindowMs`,
-   * unless it is an isolated one among `minimumCalls` or more (at most 1 in 100). What a held retry about to start is
+   * unless it is an isolated one among `minimumCalls` or more (at most 1 in 100), or fast answers begun after the
+   * latest one began have come back since (a queue, if there was one, has drained). What a held retry about to start is
    * refused on, after its hold: the retries held through an outage must not feed the queue that forms as it ends.
    */
   queueing(): boolean {
     const now = this.#now();
     this.#outcomes.advance(now);
     this.#speeds.advance(now);
-    return this.#slowSeen(this.#outcomes.a >= this.#minimumCalls);
+    return this.#slowSeen(this.#outcomes.a >= this.#minimumCalls) && !this.#overtaken(this.#slowStart);
   }
 
   /** A slow attempt in the window, unless an isolated one: at most 1 in 100 of them, with `known` (enough calls). */
   #slowSeen(known: boolean): boolean {
     const speeds = this.#speeds;
     return speeds.b > 0 && !(known && speeds.b <= ISOLATED * speeds.a);
+  }
+
+  /** Whether the last {@link OVERTAKE} fast successes all began after `start` (and so came back before now). */
+  #overtaken(start: number): boolean {
+    const starts = this.#fastStarts;
+    if (starts.length < OVERTAKE) return false;
+    for (const at of starts) if (!(at > start)) return false;
+    return true;
   }
 
   #balance(): number {
@@ -316,6 +348,9 @@ class Budget implements RetryBudget, Guard {
     this.#counts = this.#counts?.fresh(); // a permit from before releases into the old window, which nothing reads
     this.#outcomes = this.#outcomes.fresh();
     this.#speeds = this.#speeds.fresh();
+    this.#fastStarts = [];
+    this.#fastAt = 0;
+    this.#slowStart = Number.NEGATIVE_INFINITY;
     this.#since = Number.NaN;
     this.#now.reset();
   }
@@ -323,6 +358,14 @@ class Budget implements RetryBudget, Guard {
 
 /** The share of slow attempts in the window at or under which a slow failure is an isolated one, and retried. */
 const ISOLATED = 0.01;
+/**
+ * How many fast successes, all begun after a slow attempt began and back before it settled, say that it was not a
+ * queue's: a queue serves in turn, so an attempt that waited in one is not overtaken by later ones. Three, so that one
+ * lucky answer does not decide it. Chosen on the development cells of `herdless simulate --scenario explore` (two gave
+ * the same safety); a hold instead of a refusal when every attempt hangs cost seven cells of safety in 400, and is not
+ * taken.
+ */
+const OVERTAKE = 3;
 
 const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'slowMs',
@@ -345,8 +388,10 @@ const UNCAPPED: RetryPermit = { release() {} };
  * - **a slow failure**: the attempt took at least `slowMs` (default half its `attemptTimeoutMs`: give attempts one),
  *   or its timeout abandoned it. The dependency is queueing; a retry would join the queue that made it slow, and that
  *   is how retries turn a slowdown into an outage. An isolated one is still retried (a hung connection among fast
- *   answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow, this one included), so a quiet
- *   process never retries a timeout and a busy one retries a rare one.
+ *   answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow, this one included), and so is one
+ *   that fast answers overtook (the last 3 fast successes all began after it began and came back before it settled: a
+ *   queue serves in turn, so a slow answer overtaken by later ones is a long tail, a hang that has ended, a latency the
+ *   dependency adds whatever its load). A quiet process, with no such evidence, does not retry a timeout.
  *   A throttling answer that names no wait (no Retry-After, or 0; see `isThrottled`: a 429, an AWS throttling
  *   error, a gRPC RESOURCE_EXHAUSTED) counts as slow however fast it came: the dependency says it is saturated. One
  *   with a wait keeps its own time, and is waited as any fast failure is: retried unless most attempts are failing.
@@ -373,8 +418,8 @@ const UNCAPPED: RetryPermit = { release() {} };
  * retries to a share of first attempts; off by default, since a reserve counted per process adds up across a fleet.
  *
  * Choose it for every dependency that many calls share, with an `attemptTimeoutMs`: it is the setup herdless
- * recommends, judged on troubles it was not tuned on (`herdless simulate --scenario explore`). Memory is 41 numbers
- * (61 with a finite `ratio`) whatever the traffic; it sets no timers.
+ * recommends, judged on troubles it was not tuned on (`herdless simulate --scenario explore`). Memory is 46 numbers
+ * (66 with a finite `ratio`) whatever the traffic; it sets no timers.
  *
  * @example
  * ```ts

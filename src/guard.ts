@@ -34,7 +34,8 @@ export type Settle = typeof SUCCESS | typeof FAILURE | typeof RELEASE | typeof S
  */
 export interface Pass {
   /**
-   * @param failure - With `START` of a retry: the failure it follows (the cause of a broken clock's error).
+   * @param failure - With `START` of a retry: the failure it follows (the cause of a broken clock's error). With
+   *   `FAILURE`: the failure itself (a budget reads whether a throttling answer with no wait made it `Infinity`).
    * @param attemptMs - With `SUCCESS` and `FAILURE`: how long the attempt took, in ms; `Infinity` when its timeout (or the deadline)
    *   abandoned it. What a budget reads to tell a dependency that answers fast from one that queues.
    * @param allowedMs - With `SUCCESS` and `FAILURE`: the time the attempt was allowed (its `attemptTimeoutMs`, or what was left of the

@@ -304,7 +304,7 @@ async function loop<T>(
           const cut = timedOut && byDeadline && attemptTimeoutMs < Infinity;
           const verdict = pass?.settle(
             FAILURE,
-            undefined,
+            outcome,
             queueingMs(tookMs, timedOut && !cut, outcome, retryAfterMs),
             judgedMs,
           );

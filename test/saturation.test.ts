@@ -72,6 +72,85 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
     expect((again.result.reason as RetryError).reason).toBe('budget');
   });
 
+  describe('a slow failure overtaken by fast answers is not a queue: it is retried', () => {
+    /** A call whose first attempt hangs to its 1 s timeout and whose second succeeds. */
+    const hangsOnce = (budget: RetryBudget) => {
+      let calls = 0;
+      const fn = () => (calls++ === 0 ? new Promise<string>(() => {}) : 'ok');
+      return { run: settle(retry(fn, { budget, attemptTimeoutMs: 1_000, maxAttempts: 2 })), calls: () => calls };
+    };
+    /** `n` calls that each succeed 10 ms after they start, started `every` ms apart. */
+    async function fastCalls(budget: RetryBudget, n: number, every: number) {
+      for (let i = 0; i < n; i++) {
+        await fake.clock.tickAsync(every);
+        void retry(() => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 10)), { budget });
+      }
+    }
+
+    it('three fast successes begun after the slow attempt began: a long tail, retried', async () => {
+      const budget = createRetryBudget();
+      const call = hangsOnce(budget);
+      await fastCalls(budget, 3, 100); // begun at 100, 200, 300 ms, answered 10 ms later
+      await fake.clock.runAllAsync();
+      expect(call.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+      expect(call.calls()).toBe(2);
+    });
+
+    it('two are not enough: one or two lucky answers do not decide it', async () => {
+      const budget = createRetryBudget();
+      const call = hangsOnce(budget);
+      await fastCalls(budget, 2, 100);
+      await fake.clock.runAllAsync();
+      expect((call.run.result.reason as RetryError).reason).toBe('budget');
+      expect(call.calls()).toBe(1);
+    });
+
+    it('fast successes begun before the slow attempt overtook nothing: a queue serves in turn', async () => {
+      const budget = createRetryBudget();
+      await fastCalls(budget, 3, 100);
+      await fake.clock.tickAsync(50); // all three answered before the slow attempt begins
+      const call = hangsOnce(budget);
+      await fake.clock.runAllAsync();
+      expect((call.run.result.reason as RetryError).reason).toBe('budget');
+    });
+
+    it('a 429 with no wait is not overtaken: it says the server is saturated now, whatever answered before it', async () => {
+      const budget = createRetryBudget();
+      await fastCalls(budget, 3, 100); // begun at 100-300 ms, answered 10 ms later
+      await fake.clock.tickAsync(100);
+      let calls = 0;
+      const throttled = () => {
+        calls++;
+        return Promise.reject(Object.assign(new Error('slow down'), { status: 429 }));
+      };
+      const run = settle(retry(throttled, { budget, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
+      await fake.clock.runAllAsync();
+      expect((run.result.reason as RetryError).reason).toBe('budget');
+      expect(calls).toBe(1);
+    });
+
+    it('the timeout of an attempt begun before fast answers that came back is overtaken: a hang that has ended', async () => {
+      const budget = createRetryBudget();
+      const call = hangsOnce(budget); // begins at 0; its 1 s timeout fires after the three below
+      await fastCalls(budget, 3, 250);
+      await fake.clock.runAllAsync();
+      expect(call.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    });
+
+    it('reset() forgets the fast answers: a clock that starts again cannot read old ones as later (review)', async () => {
+      let origin = 0;
+      const budget = createRetryBudget({ now: () => performance.now() - origin });
+      await fake.clock.tickAsync(5_000);
+      await fastCalls(budget, 3, 100); // begun at 5.1-5.3 s on the budget's clock
+      await fake.clock.tickAsync(100);
+      origin = performance.now(); // the clock starts again from 0, as a fresh fake clock in the next test does
+      budget.reset();
+      const call = hangsOnce(budget); // begins at 0: kept, the old fast starts would overtake it
+      await fake.clock.runAllAsync();
+      expect((call.run.result.reason as RetryError).reason).toBe('budget');
+    });
+  });
+
   it('without an attempt timeout, the time left of the deadline is what the attempt was allowed', async () => {
     const budget = createRetryBudget();
     const slow = failingAfter(600); // 600 of the 1,000 ms left: slow
@@ -395,6 +474,24 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(slow.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
     expect(run.result.reason).toMatchObject({ reason: 'budget', attempts: 1 });
     expect(dead.calls()).toBe(1); // refused as it was to start: it never fed the queue
+  });
+
+  it('a held retry about to start goes if fast answers begun after the slow one overtook it: no queue after all', async () => {
+    const budget = createRetryBudget();
+    for (let i = 0; i < 4; i++) await settle(retry(failingAfter(1).fn, { budget, maxAttempts: 1 }));
+    await fake.clock.tickAsync(1_000);
+    const dead = failingAfter(1, 1);
+    const run = settle(retry(dead.fn, { budget, maxAttempts: 2, random: () => 0 }));
+    await fake.clock.tickAsync(10);
+    const ok = (ms: number) => () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), ms));
+    void retry(ok(600), { budget, attemptTimeoutMs: 1_000 }); // slow, as in the test above
+    for (let i = 0; i < 3; i++) {
+      await fake.clock.tickAsync(100);
+      void retry(ok(10), { budget, attemptTimeoutMs: 1_000 }); // begun after it, answered first
+    }
+    await fake.clock.runAllAsync();
+    expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(dead.calls()).toBe(2);
   });
 
   it('a retry at its backoff is not asked again: slow successes alone never refuse a fast failure its retry', async () => {

@@ -126,7 +126,7 @@ export class ClientRetries {
     failure?: unknown,
   ): Decision {
     const verdict = this.#guarded
-      ? this.#passes[client]?.settle(FAILURE, undefined, queueingMs(attemptMs, false, failure, retryAfterMs), allowedMs)
+      ? this.#passes[client]?.settle(FAILURE, failure, queueingMs(attemptMs, false, failure, retryAfterMs), allowedMs)
       : undefined;
     // The budget may hold the retry (the dependency is down): a wait it names, which decide() takes as a server's.
     const refusal = typeof verdict === 'number' ? undefined : verdict;
