@@ -5,7 +5,7 @@ import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normal
 import type { StopReason } from './errors';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
-import { fail, having, num, onlyKnown, optionalFn, or, positive } from './validate';
+import { fail, having, notNumber, onlyKnown, optionalFn, or, positive } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -283,7 +283,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   if (
     !((Number.isInteger(p.maxAttempts) && p.maxAttempts >= 1) || (p.maxAttempts === Infinity && p.timeoutMs < Infinity))
   ) {
-    num('maxAttempts', maxAttempts, 'an integer >= 1, or Infinity with a finite timeoutMs', () => false);
+    notNumber('maxAttempts', maxAttempts, 'an integer >= 1, or Infinity with a finite timeoutMs');
   }
   if (attemptTimeoutMs !== undefined) p.attemptTimeoutMs = positive('attemptTimeoutMs', attemptTimeoutMs);
   p.signal = having('signal', signal, 'addEventListener', 'an AbortSignal');
