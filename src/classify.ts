@@ -81,7 +81,8 @@ const GRPC_MAX_CODE = 16;
 const MAX_CAUSE_DEPTH = 8;
 
 type Bag = Record<string, unknown>;
-const isObject = (value: unknown): value is Bag => typeof value === 'object' && value !== null;
+/** Whether `value` is an object (not null), whose fields can be read. */
+export const isObject = (value: unknown): value is Bag => typeof value === 'object' && value !== null;
 const asStatus = (value: unknown): number | undefined =>
   Number.isInteger(value) && (value as number) >= 100 && (value as number) <= 599 ? (value as number) : undefined;
 
@@ -116,8 +117,8 @@ export function getStatus(error: unknown): number | undefined {
  * ```
  */
 export function isThrottled(error: unknown): boolean {
-  if (getStatus(error) === 429) return true;
   try {
+    if (getStatus(error) === 429) return true;
     if (!isObject(error)) return false;
     const { $metadata, $retryable, code, metadata } = error;
     return (
@@ -252,7 +253,7 @@ function transient(error: unknown): boolean {
   if (client !== undefined) return client;
   const status = getStatus(error);
   // A status below 400 is the headers of an answer that then failed (a body cut after its 200): no verdict on it.
-  if (status !== undefined && status >= 400) return isTransientStatus(status);
+  if ((status as number) >= 400) return TRANSIENT_STATUSES.has(status as number);
   if (isNetworkError(error)) return true;
   if (!isObject(error)) return true;
   return !(

@@ -45,21 +45,16 @@ export const KEPT_ERRORS = 10;
  * a call retried a million times (zero delays, `maxAttempts: Infinity`) holds 20 errors, not a million.
  */
 export class ErrorLog {
-  readonly #first: unknown[] = [];
-  readonly #last: unknown[] = [];
-  #next = 0;
+  readonly #kept: unknown[] = [];
 
   push(error: unknown): void {
-    if (this.#first.length < KEPT_ERRORS) this.#first.push(error);
-    else {
-      this.#last[this.#next] = error;
-      this.#next = (this.#next + 1) % KEPT_ERRORS;
-    }
+    // Past 2 * KEPT_ERRORS, the oldest of the last ones goes: the first KEPT_ERRORS stay, then the latest ones.
+    if (this.#kept.push(error) > 2 * KEPT_ERRORS) this.#kept.splice(KEPT_ERRORS, 1);
   }
 
   /** The kept failures in the order they happened. */
   toArray(): unknown[] {
-    return [...this.#first, ...this.#last.slice(this.#next), ...this.#last.slice(0, this.#next)];
+    return this.#kept;
   }
 }
 
@@ -92,16 +87,16 @@ const BRAND = 'herdless.RetryError';
 export class RetryError extends Error {
   override readonly name = 'RetryError';
   /** Why retrying stopped: `'attempts'`, `'timeout'`, `'retry-after'`, `'budget'` or `'circuit-open'`. */
-  readonly reason: StopReason;
+  declare readonly reason: StopReason;
   /**
    * The failed attempts' errors, in order (frozen): all of them when there were at most 20, else the first 10 and
    * the last 10, so memory stays bounded whatever the number of attempts. `attempts` still counts every attempt.
    */
-  readonly errors: readonly unknown[];
+  declare readonly errors: readonly unknown[];
   /** How many attempts were made, every one counted. */
-  readonly attempts: number;
+  declare readonly attempts: number;
   /** Milliseconds from the call to `retry()` until it gave up. */
-  readonly elapsedMs: number;
+  declare readonly elapsedMs: number;
   /** The last attempt's error. */
   declare readonly cause: unknown;
 

@@ -7,19 +7,25 @@ export function nearest(key: string, names: Iterable<string>): string | undefine
   let found: string | undefined;
   for (const name of names) {
     const d = distance(key.toLowerCase(), name.toLowerCase());
-    if (d < best) [best, found] = [d, name];
+    if (d < best) {
+      best = d;
+      found = name;
+    }
   }
   return found;
 }
 
-/** Levenshtein distance; the strings are option names, so it is small. */
+/** Levenshtein distance, one row at a time; the strings are option names, so it is small. */
 function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + cost);
+  for (let i = 0; i < a.length; i++) {
+    const next = [i + 1];
+    for (let j = 0; j < b.length; j++) {
+      next[j + 1] = Math.min(
+        (row[j + 1] as number) + 1,
+        (next[j] as number) + 1,
+        (row[j] as number) + +(a[i] !== b[j]),
+      );
     }
     row = next;
   }

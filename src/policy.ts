@@ -6,7 +6,7 @@ import type { StopReason } from './errors';
 import { GUARD } from './guard';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
-import { fail, having, num, onlyKnown, optionalFn, or, positive } from './validate';
+import { fail, having, notNumber, onlyKnown, optionalFn, or, positive } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -198,29 +198,6 @@ export interface RetryPolicy<T = unknown> extends Backoff {
   readonly breaker: CircuitBreaker | undefined;
 }
 
-/** The options `retry()` knows: every other key is an error that names it. */
-export const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
-  'jitter',
-  'baseMs',
-  'capMs',
-  'factor',
-  'random',
-  'maxAttempts',
-  'timeoutMs',
-  'attemptTimeoutMs',
-  'signal',
-  'isTransient',
-  'shouldRetryResult',
-  'maxRetryAfterMs',
-  'onRetry',
-  'onFailure',
-  'onSettle',
-  'retryAfter',
-  'unref',
-  'budget',
-  'breaker',
-]);
-
 /** What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel) write, and ours. */
 const HINTS: Readonly<Record<string, string>> = {
   retries: 'maxAttempts (retries + 1)',
@@ -290,8 +267,15 @@ class Policy<T> implements RetryPolicy<T> {
     this.onSettle = undefined;
     this.retryAfter = readRetryAfter;
     this.unref = false;
+    this.budget = undefined;
+    this.breaker = undefined;
   }
 }
+
+/** The options `retry()` knows, a policy's fields (in the order they are set): every other key is an error that names it. */
+export const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set(
+  /* @__PURE__ */ Object.keys(/* @__PURE__ */ new Policy()),
+);
 
 /** `retry()`'s options checked (a TypeError or RangeError naming the first bad one) into a new {@link Policy}. */
 function validate<T>(options: RetryOptions<T>): Policy<T> {
@@ -302,7 +286,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   if (
     !((Number.isInteger(p.maxAttempts) && p.maxAttempts >= 1) || (p.maxAttempts === Infinity && p.timeoutMs < Infinity))
   ) {
-    num('maxAttempts', maxAttempts, 'an integer >= 1, or Infinity with a finite timeoutMs', () => false);
+    notNumber('maxAttempts', maxAttempts, 'an integer >= 1, or Infinity with a finite timeoutMs');
   }
   if (attemptTimeoutMs !== undefined) p.attemptTimeoutMs = positive('attemptTimeoutMs', attemptTimeoutMs);
   p.signal = having('signal', signal, 'addEventListener', 'an AbortSignal');

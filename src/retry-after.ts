@@ -1,3 +1,5 @@
+import { isObject } from './classify';
+
 /** The longest wait a parse returns: a delta too large for a number still means "much longer than you will wait". */
 const MAX_WAIT_MS = Number.MAX_SAFE_INTEGER;
 /**
@@ -18,11 +20,10 @@ const HTTP_DATES = [
   /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<mo>[A-Z][a-z]{2}) (?<d> \d|\d\d) (?<h>\d\d):(?<mi>\d\d):(?<s>\d\d) (?<y>\d{4})$/,
 ];
 
-/** The number a header value writes in digits only (surrounding spaces allowed), else undefined. Linear time. */
-function delta(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  return /^\d+$/.test(text) ? Number(text) : undefined;
+/** The number `value` writes (surrounding spaces allowed) if `pattern` accepts it, else undefined. Linear time. */
+function digits(value: string | undefined, pattern = /^\d+$/): number | undefined {
+  const text = value?.trim();
+  return text !== undefined && pattern.test(text) ? Number(text) : undefined;
 }
 
 /** Epoch ms for an HTTP-date in any of RFC 9110's three forms, or NaN (also for Feb 30, 24:00:00 and the like). */
@@ -69,8 +70,8 @@ function parseHttpDate(text: string, nowMs: number): number {
  */
 export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): number | undefined {
   if (typeof value !== 'string' || !Number.isFinite(nowMs)) return undefined;
-  const seconds = delta(value);
-  if (seconds !== undefined) return Math.min(seconds * 1000, MAX_WAIT_MS);
+  const seconds = digits(value);
+  if (seconds !== undefined) return clamp(seconds * 1000);
   const text = value.trim();
   if (text.length > MAX_DATE_LENGTH) return undefined;
   const at = parseHttpDate(text, nowMs);
@@ -121,13 +122,8 @@ function headersOf(source: Record<string, unknown>): object | undefined {
   return proto === Object.prototype || proto === null || typeof source.get === 'function' ? source : undefined;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
 /** Decimal seconds (`12`, `1470173023.123`), surrounding spaces allowed, else undefined. Linear time. */
-function seconds(value: string | undefined): number | undefined {
-  const text = value?.trim();
-  return text !== undefined && /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : undefined;
-}
+const seconds = (value: string | undefined): number | undefined => digits(value, /^\d+(?:\.\d+)?$/);
 
 /**
  * Whether a quota is used up: its remaining count is 0, written as an integer or a decimal (`0`, `0.0`, as some APIs
@@ -135,8 +131,8 @@ function seconds(value: string | undefined): number | undefined {
  */
 const exhausted = (remaining: string | undefined): boolean => remaining === undefined || seconds(remaining) === 0;
 
-/** A wait in whole ms from seconds, never more than the longest wait. */
-const fromSeconds = (s: number): number => Math.min(Math.ceil(s * 1000), MAX_WAIT_MS);
+/** A wait in whole ms, never more than the longest wait. */
+const clamp = (ms: number): number => Math.min(Math.ceil(ms), MAX_WAIT_MS);
 
 /**
  * X-RateLimit-Reset's rule: 10^9 or more is an epoch time in seconds (GitHub, Discord; 10^9 s after 1970 is
@@ -157,7 +153,7 @@ function structuredReset(value: string): number | undefined {
       const at = param.indexOf('=');
       if (at > 0) params.set(param.slice(0, at).trim(), param.slice(at + 1).trim());
     }
-    const t = delta(params.get('t'));
+    const t = digits(params.get('t'));
     if (t !== undefined && exhausted(params.get('r'))) longest = Math.max(longest ?? 0, t);
   }
   return longest;
@@ -176,21 +172,21 @@ function structuredReset(value: string): number | undefined {
 function serverWait(get: Lookup, nowMs: number): number | undefined {
   const pushback = get('grpc-retry-pushback-ms');
   if (pushback !== undefined) {
-    const wait = delta(pushback);
-    return wait === undefined ? Number.POSITIVE_INFINITY : Math.min(wait, MAX_WAIT_MS);
+    const wait = digits(pushback);
+    return wait === undefined ? Number.POSITIVE_INFINITY : clamp(wait);
   }
-  const ms = delta(get('retry-after-ms')) ?? delta(get('x-ms-retry-after-ms'));
-  if (ms !== undefined) return Math.min(ms, MAX_WAIT_MS);
+  const ms = digits(get('retry-after-ms')) ?? digits(get('x-ms-retry-after-ms'));
+  if (ms !== undefined) return clamp(ms);
   const after = parseRetryAfter(get('retry-after'), nowMs);
   if (after !== undefined) return after;
   const field = get('ratelimit');
   const structured = field === undefined ? undefined : structuredReset(field);
-  if (structured !== undefined) return fromSeconds(structured);
-  const reset = delta(get('ratelimit-reset'));
-  if (reset !== undefined && exhausted(get('ratelimit-remaining'))) return fromSeconds(reset);
+  if (structured !== undefined) return clamp(structured * 1000);
+  const reset = digits(get('ratelimit-reset'));
+  if (reset !== undefined && exhausted(get('ratelimit-remaining'))) return clamp(reset * 1000);
   const x = seconds(get('x-ratelimit-reset'));
   if (x === undefined || !exhausted(get('x-ratelimit-remaining'))) return undefined;
-  return x < EPOCH_SECONDS ? fromSeconds(x) : Math.max(0, Math.min(Math.ceil(x * 1000 - nowMs), MAX_WAIT_MS));
+  return Math.max(0, clamp(x * 1000 - (x < EPOCH_SECONDS ? 0 : nowMs)));
 }
 
 /**
@@ -219,19 +215,10 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
  */
 export function readRetryAfter(source: unknown, nowMs: number = Date.now()): number | undefined {
   try {
-    return readHeaders(source, nowMs);
-  } catch {
-    return undefined; // a throwing getter, a throwing headers.get(), a revoked Proxy: no hint, not a failure
-  }
-}
-
-function readHeaders(source: unknown, nowMs: number): number | undefined {
-  if (typeof source !== 'object' || source === null) return undefined;
-  try {
-    const headers = headersOf(source as Record<string, unknown>);
+    const headers = isObject(source) ? headersOf(source) : undefined;
     const get = headers === undefined ? undefined : lookup(headers);
     return get === undefined ? undefined : serverWait(get, nowMs);
   } catch {
-    return undefined; // a hostile or broken headers object says nothing about waiting
+    return undefined; // a throwing getter, a throwing headers.get(), a revoked Proxy: no hint, not a failure
   }
 }

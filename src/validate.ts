@@ -48,13 +48,20 @@ export function fail(Kind: ErrorConstructor, name: string, rule: string, value: 
 }
 
 /**
+ * Throws for a value that broke `rule`: TypeError when it is not a number (the rule then reads "a number (rule)"),
+ * RangeError when it is one (NaN included).
+ */
+export function notNumber(name: string, value: unknown, rule: string): never {
+  const isNumber = typeof value === 'number';
+  return fail(isNumber ? RangeError : TypeError, name, isNumber ? rule : `a number (${rule})`, value);
+}
+
+/**
  * Returns `value` if it is a number that passes `ok`, else throws: TypeError when it is not a number,
  * RangeError when it is one but breaks the rule (NaN always does, as no comparison holds for it).
  */
 export function num(name: string, value: unknown, rule: string, ok: (n: number) => boolean): number {
-  if (typeof value !== 'number') fail(TypeError, name, `a number (${rule})`, value);
-  if (!ok(value)) fail(RangeError, name, rule, value);
-  return value;
+  return typeof value === 'number' && ok(value) ? value : notNumber(name, value, rule);
 }
 
 /**
@@ -62,14 +69,14 @@ export function num(name: string, value: unknown, rule: string, ok: (n: number) 
  * nothing: it runs for every option of every per-call policy.
  */
 export function finite(name: string, value: unknown, min: number, rule?: string): number {
-  if (typeof value === 'number' && value >= min && value < Infinity) return value;
-  return num(name, value, rule ?? `a finite number >= ${min}`, (n) => n >= min && n < Infinity);
+  return typeof value === 'number' && value >= min && value < Infinity
+    ? value
+    : notNumber(name, value, rule ?? `a finite number >= ${min}`);
 }
 
 /** Returns `value` if it is a number > 0 (Infinity allowed), else throws as {@link num} does. */
 export function positive(name: string, value: unknown): number {
-  if (typeof value === 'number' && value > 0) return value;
-  return num(name, value, 'a number > 0, or Infinity for none', (n) => n > 0);
+  return typeof value === 'number' && value > 0 ? value : notNumber(name, value, 'a number > 0, or Infinity for none');
 }
 
 /** Returns `value` if it is a function or undefined, else throws a TypeError naming the option. */
