@@ -16,10 +16,27 @@ const core = readdirSync(new URL('./src', import.meta.url)).filter(
   (name) => name.endsWith('.ts') && name !== 'cli.ts' && name !== 'index.ts',
 );
 
+/**
+ * The tests slow by nature, `npm run test:slow` (the `slow` project): a real server and real clients (the demo),
+ * worker threads (the audit's pool), built packages run as processes, a real npm. `npm test` (the `fast` project) runs
+ * every other file, with the coverage thresholds below, which it meets alone; CI runs both (`.ci/run`).
+ */
+export const SLOW = ['test/demo.test.ts', 'test/audit-pool.test.ts', 'test/clone-bin.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: SLOW,
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+        },
+      },
+      { extends: true, test: { name: 'slow', include: SLOW, typecheck: { enabled: false } } },
+    ],
     // A focused test (`it.only`) fails the run, on a laptop as in CI; skips are counted by .ci/run.
     allowOnly: false,
     // Time is not what these tests check (bench/ measures speed): the 100,000-call and simulator tests take 1-4 s
