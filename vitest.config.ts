@@ -17,16 +17,18 @@ const core = readdirSync(new URL('./src', import.meta.url)).filter(
 );
 
 /**
- * The tests slow by nature, `npm run test:slow` (the `slow` project): a real server and real clients (the demo),
- * worker threads (the audit's pool), the package built and run as processes, a real npm, and the type tests (the
- * TypeScript compiler over the project: 20-60 s alone). `npm test` (the `fast` project) runs every other file, with
- * the coverage thresholds below, which it meets alone; CI runs both (`.ci/run`).
+ * The tests slow by nature, `npm run test:slow` (the `slow` project): a real server and real clients (the demo), the
+ * package built by tsup and run as processes (the command, the audit's dist/audit-worker.js threads), a real npm, the
+ * herd proof through real clients on real time, and the type tests (the TypeScript compiler over the project: 20 to
+ * 60 s alone). `npm test` (the `fast` project) runs every other file, with the coverage thresholds below, which it
+ * meets alone (the audit's worker pool stays in it: src/audit/audit.ts needs it); CI runs both (`.ci/run`).
  */
 export const SLOW = [
   'test/demo.test.ts',
-  'test/audit-pool.test.ts',
+  'test/audit-built.test.ts',
   'test/cli-built.test.ts',
   'test/clone-bin.test.ts',
+  'test/testing-proof.test.ts',
 ];
 
 export default defineConfig({
