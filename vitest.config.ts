@@ -16,12 +16,43 @@ const core = readdirSync(new URL('./src', import.meta.url)).filter(
   (name) => name.endsWith('.ts') && name !== 'cli.ts' && name !== 'index.ts',
 );
 
+/**
+ * The tests slow by nature, `npm run test:slow` (the `slow` project): a real server and real clients (the demo), the
+ * package built by tsup and run as processes (the command, the audit's dist/audit-worker.js threads), a real npm, the
+ * herd proof through real clients on real time, and the type tests (the TypeScript compiler over the project: 20 to
+ * 60 s alone). `npm test` (the `fast` project) runs every other file, with the coverage thresholds below, which it
+ * meets alone (the audit's worker pool stays in it: src/audit/audit.ts needs it); CI runs both (`.ci/run`).
+ */
+export const SLOW = [
+  'test/demo.test.ts',
+  'test/audit-built.test.ts',
+  'test/cli-built.test.ts',
+  'test/clone-bin.test.ts',
+  'test/testing-proof.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The type tests compile under `exactOptionalPropertyTypes` (tsconfig.typecheck.json), the strictest setting a
-    // user may have: an option passed as `{ name }` with a `string | undefined` must compile there too.
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.typecheck.json' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: SLOW,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: SLOW,
+          // The type tests compile under `exactOptionalPropertyTypes` (tsconfig.typecheck.json), the strictest setting a
+          // user may have: an option passed as `{ name }` with a `string | undefined` must compile there too.
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.typecheck.json' },
+        },
+      },
+    ],
     // A focused test (`it.only`) fails the run, on a laptop as in CI; skips are counted by .ci/run.
     allowOnly: false,
     // Time is not what these tests check (bench/ measures speed): the 100,000-call and simulator tests take 1-4 s

@@ -11,10 +11,12 @@ trap 'rm -rf "$scratch"' EXIT
 tarball=$(npm pack --silent --pack-destination "$scratch" | tail -n 1)
 cd "$scratch"
 npm init -y >/dev/null
-npm install --no-audit --no-fund --offline "./$tarball" >/dev/null
-bin=./node_modules/.bin/herdless
-
 fail() { echo "smoke: $*" >&2; exit 1; }
+
+# A user's install prints nothing about herdless's scripts (npm 11 warns about any install-time script, `prepare` too).
+warnings=$(npm install --no-audit --no-fund --offline "./$tarball" 2>&1 >/dev/null)
+! grep -q 'install-scripts' <<<"$warnings" || fail "npm install of the tarball warned: $warnings"
+bin=./node_modules/.bin/herdless
 
 got=$("$bin" --version)
 [ "$got" = "$version" ] || fail "herdless --version printed '$got', expected '$version'"

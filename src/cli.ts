@@ -291,7 +291,7 @@ function runOrExplain(args: readonly string[], io: Io): number {
     }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       const help = args.includes('simulate') ? 'herdless simulate --help' : 'herdless --help';
-      io.err(`herdless: ${usageMessage(error as Error)} (see ${help})\n`);
+      io.err(`herdless: ${usageMessage(error as Error, Object.keys(OPTIONS))} (see ${help})\n`);
       return 2;
     }
     // What the checks before the run cannot foresee: a run that outgrew the simulator's memory limits as it went (a

@@ -49,6 +49,12 @@ describe('package contract', () => {
     expect(pkg.exports['.'].require.types).toBe('./dist/index.d.cts');
   });
 
+  it('runs no script when installed: npm 11 warns about any install-time script a package carries (issue 31)', () => {
+    // `prepare` once linked the bin in a clone; npx finds a project's own bin (bin/herdless.js) without it.
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(pkg.scripts[hook], hook).toBeUndefined();
+  });
+
   it('the core is what it should be: not the simulator, not the ESLint wing, not the command line', () => {
     expect(sources).toContain('retry.ts');
     expect(sources).toContain('delay.ts');

@@ -12,6 +12,7 @@ import { extname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import plugin from '../eslint/index';
+import { nearest } from '../nearest';
 
 export const AUDIT_USAGE = `Usage: herdless audit [paths...] [--json]
 
@@ -355,6 +356,9 @@ export async function audit(
   }
 }
 
+/** `herdless audit`'s flags, as parseArgs reads them. */
+const FLAGS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
 async function auditOrThrow(
   args: readonly string[],
   io: AuditIo,
@@ -365,14 +369,9 @@ async function auditOrThrow(
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    }));
+    ({ values, positionals } = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: FLAGS }));
   } catch (error) {
-    io.err(`herdless audit: ${usageMessage(error as Error)} (see herdless audit --help)\n`);
+    io.err(`herdless audit: ${usageMessage(error as Error, Object.keys(FLAGS))} (see herdless audit --help)\n`);
     return 2;
   }
   if (values.help) {
@@ -423,11 +422,15 @@ const nothingChecked = (summary: AuditReport['summary']): boolean =>
 
 /**
  * One line for a bad command line (the CLI's and the audit's): Node's parseArgs advice about positionals after '--'
- * does not apply here.
+ * does not apply here. An unknown flag names the known one it probably meant (`--cels`: did you mean --cells?), as an
+ * unknown command and a misspelt library option do; `flags` are the command's flag names, without the dashes.
  */
-export function usageMessage(error: Error): string {
+export function usageMessage(error: Error, flags: Iterable<string> = []): string {
   const unknown = /^Unknown option '([^']+)'/.exec(error.message);
-  return unknown ? `unknown flag ${unknown[1]}` : (error.message.split('\n')[0] as string);
+  if (!unknown) return error.message.split('\n')[0] as string;
+  const flag = unknown[1] as string;
+  const guess = flag.startsWith('--') ? nearest(flag.slice(2), flags) : undefined;
+  return `unknown flag ${flag}${guess ? ` (did you mean --${guess}?)` : ''}`;
 }
 
 type SourceType = 'module' | 'commonjs';
