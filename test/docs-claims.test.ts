@@ -132,8 +132,8 @@ describe("the budget's slow rule, as the docs tell it", () => {
     expect(attempts).toBe(2); // 1 slow among 100 attempts, this one included: isolated, retried
     // The README said a 429 with no wait is refused, the exception given to slow failures alone.
     const readme = read('README.md');
-    expect(readme).toContain(
-      'It **refuses** the retry of a slow one and of a 429 that names no wait (but a rare one among many)',
+    expect(readme.replace(/\s+/g, ' ')).toContain(
+      'A slow failure, or a 429 that names no wait, is **refused**: the dependency is queueing. Not so a rare slow attempt among fast ones',
     );
     expect(read('docs/guide/protecting.md')).toContain(
       'at most 1 in 100 of the last 3 s of attempts slow, this one included',
