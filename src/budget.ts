@@ -130,6 +130,11 @@ class BudgetPass implements Pass {
   #held: RetryPermit | false | undefined;
   /** The retry that may follow was held (the dependency was down): it is asked again before it starts. */
   #waited = false;
+  /**
+   * When the attempt under way began, on the budget's clock (what a slow one is overtaken against); NaN if that read
+   * threw (the clock's error then surfaces where it always has, as the attempt is counted).
+   */
+  #startedAt = Number.NaN;
   readonly #budget: Budget;
 
   constructor(budget: Budget) {
@@ -150,8 +155,15 @@ class BudgetPass implements Pass {
         if (queueing) return 'budget';
       }
       this.#held = false; // a retry starts: what it spent stays spent
+      try {
+        this.#startedAt = this.#budget.time();
+      } catch {
+        this.#startedAt = Number.NaN;
+      }
     } else if (event === FAILURE) {
-      const hold = this.#budget.saturated(attemptMs, allowedMs, 1, failure);
+      // A throttling answer with no wait says the server is saturated now, however fast: begun now, never overtaken.
+      const throttled = attemptMs === Infinity && isThrottled(failure);
+      const hold = this.#budget.saturated(attemptMs, allowedMs, 1, throttled ? Infinity : this.#startedAt);
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
@@ -161,7 +173,7 @@ class BudgetPass implements Pass {
       }
     } else if (event === SUCCESS) {
       try {
-        this.#budget.saturated(attemptMs, allowedMs, 0); // counted: how fast, and that it worked
+        this.#budget.saturated(attemptMs, allowedMs, 0, this.#startedAt); // counted: how fast, and that it worked
       } catch (error) {
         reportLater(error); // a broken clock: a success stays a success (the caller must not redo done work)
       }
@@ -234,13 +246,15 @@ class Budget implements RetryBudget, Guard {
    * the retry after it may do: `0` go as the backoff says; a number > 0, wait at least that long (the trouble's age:
    * the dependency is saturated); `-1` not at all.
    */
-  saturated(attemptMs: number, allowedMs: number, failed: number, failure?: unknown): number {
+  saturated(attemptMs: number, allowedMs: number, failed: number, startedAt = Number.NaN): number {
     const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : this.#slowMs;
     const now = this.#now();
-    // When it began: a timed-out attempt, its whole allowance ago; a throttling answer with no wait (the server says it
-    // is saturated, however fast it said so) or one with no allowance, now: no answer can have overtaken it.
-    const start =
-      attemptMs < Infinity ? now - attemptMs : allowedMs < Infinity && !isThrottled(failure) ? now - allowedMs : now;
+    // When it began, as its pass read at its start (Infinity: now, no answer can have overtaken it); with no reading,
+    // worked back from its time (a timed-out attempt: its whole allowance ago).
+    const start = Math.min(
+      now,
+      !Number.isNaN(startedAt) ? startedAt : attemptMs < Infinity ? now - attemptMs : now - allowedMs,
+    );
     const fast = attemptMs < slowMs;
     // A slow attempt that fast answers begun after it have already overtaken is not a queue's (a queue serves in turn):
     // a long tail, a hang that has ended, a latency the dependency adds whatever its load. It counts as fast.
@@ -271,6 +285,11 @@ class Budget implements RetryBudget, Guard {
     // Most failing and all fast is one that is down: held, to wait it out, from when this trouble began.
     if (Number.isNaN(this.#since)) this.#since = now;
     return now - this.#since;
+  }
+
+  /** This budget's clock, read now (a steady reading: it never goes back). */
+  time(): number {
+    return this.#now();
   }
 
   /**

@@ -156,7 +156,7 @@ const stops = /* @__PURE__ */ new WeakMap<object, StopReason | undefined>();
  * ```
  */
 export function givenUp(outcome: unknown): StopReason | undefined {
-  if (outcome instanceof RetryError) return outcome.reason;
+  if (isA(outcome, RetryError)) return outcome.reason;
   if (typeof outcome !== 'object' || outcome === null) return undefined;
   try {
     // By name: the class is not imported (it would bring the breaker into retryingFetch's bundle).
@@ -295,13 +295,13 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
   // The policy's hooks see a retried status as fetch gives it, a Response in `value`, never the wrapper.
   const { isTransient, retryAfter, onFailure, onRetry, onSettle } = policy;
   const unwrap = <E extends FailureEvent | RetryEvent>(e: E): E =>
-    e.error instanceof Retried ? Object.freeze<E>({ ...e, error: undefined, value: e.error.response }) : e;
+    isA(e.error, Retried) ? Object.freeze<E>({ ...e, error: undefined, value: e.error.response }) : e;
   const base: RetryOptions<Response> = {
     ...policy,
     shouldRetryResult: undefined,
     onSettle: undefined, // told below, of the call's own outcome (a retried status resolves; a Once is no error)
-    isTransient: (error, attempt) => error instanceof Retried || isTransient(error, attempt),
-    retryAfter: (source) => retryAfter(source instanceof Retried ? source.response : source),
+    isTransient: (error, attempt) => isA(error, Retried) || isTransient(error, attempt),
+    retryAfter: (source) => retryAfter(isA(source, Retried) ? source.response : source),
   };
 
   return async (input, init) => {
@@ -406,15 +406,15 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
               },
       });
     } catch (error) {
-      let outcome = error instanceof Once ? error.event.error : error;
-      if (outcome instanceof RetryError) {
+      let outcome = isA(error, Once) ? error.event.error : error;
+      if (isA(outcome, RetryError)) {
         const { cause, attempts, elapsedMs } = outcome;
         reason = outcome.reason;
         // Not retried because it was sent once: it stopped on its first answer, a budget or breaker refusing a retry
         // that would not have come anyway included (no give-up of theirs); a deadline that passed first still says so.
         const sentOnce = once !== undefined && !mayRetry(cause) && reason !== 'timeout' && reason !== 'retry-after';
         if (sentOnce) reason = 'attempts';
-        if (cause instanceof Retried) outcome = cause;
+        if (isA(cause, Retried)) outcome = cause;
         else if (sentOnce) {
           outcome = new RetryError({
             reason: 'attempts',
@@ -425,10 +425,10 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
           });
         }
         // A retried status is no error: out of `errors`, as retry() leaves out a retried result.
-        else (outcome as { errors: readonly unknown[] }).errors = outcome.errors.filter((e) => !(e instanceof Retried));
-      } else if (error instanceof Once) {
+        else (outcome as { errors: readonly unknown[] }).errors = outcome.errors.filter((e) => !isA(e, Retried));
+      } else if (isA(error, Once)) {
         reason = 'attempts'; // sent once: it stopped on its first answer
-        if (!(outcome instanceof Retried)) {
+        if (!isA(outcome, Retried)) {
           const { attempt, elapsedMs } = error.event;
           outcome = new RetryError({
             reason: 'attempts',
@@ -439,16 +439,15 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
           });
         }
       }
-      if (!(outcome instanceof Retried)) {
+      if (!isA(outcome, Retried)) {
         discard(discarded); // a retried Response before an abort or a later failure
         // herdless's own error about a retried status (a bad retryAfter, a broken random) names the Response, not
         // the wrapper that carried it through retry()
-        if ((outcome as { cause?: unknown } | null)?.cause instanceof Retried) {
-          withCause(outcome, ((outcome as { cause: Retried }).cause as Retried).response);
-        }
+        const carried = causeOf(outcome);
+        if (isA(carried, Retried)) withCause(outcome, carried.response);
         // The inner retry()'s attempts and time, with the call's own outcome (a retried status resolves below).
         if (inner) {
-          const stopped = outcome instanceof RetryError ? outcome.reason : undefined;
+          const stopped = isA(outcome, RetryError) ? outcome.reason : undefined;
           told(policy, { ...inner, ok: false, reason: stopped, error: outcome, value: undefined });
         }
         throw outcome;
@@ -462,6 +461,24 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
     if (inner) told(policy, { ...inner, ok: true, reason, error: undefined, value: response });
     return response;
   };
+}
+
+/** `value instanceof Class`, or false where asking throws (a revoked Proxy has no prototype to read). */
+function isA<T>(value: unknown, Class: abstract new (...args: never[]) => T): value is T {
+  try {
+    return value instanceof Class;
+  } catch {
+    return false;
+  }
+}
+
+/** A failure's `cause`, or undefined where reading it throws (a hostile getter). */
+function causeOf(value: unknown): unknown {
+  try {
+    return (value as { cause?: unknown } | null)?.cause;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A fresh idempotency key: the caller's function's, or a random UUID. */

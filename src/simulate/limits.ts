@@ -24,6 +24,13 @@ export const MAX_CALLS = 10_000_000;
  */
 export const MAX_WORK = 100_000_000;
 
+/**
+ * The most attempts the outage scenario may ask for (clients x `maxAttempts`): 10 million, about 10 s on a laptop. It
+ * keeps a record per attempt, so it is bounded tighter than {@link MAX_WORK} (an immediate retry makes every attempt
+ * it is allowed: 100,000 clients x 1,000 attempts ran for minutes printing nothing).
+ */
+export const MAX_OUTAGE_WORK = 10_000_000;
+
 /** A simulator limit was reached: a RangeError whose message names the settings to change and the limit. */
 export class SimulationLimitError extends RangeError {}
 

@@ -59,7 +59,8 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
     const n = s.clients;
     const startedAt = new Float64Array(n);
     const latencies = new Float64Array(n);
-    const gaveUpWith: Record<string, number> = {};
+    // No prototype: a failure named `__proto__`, `constructor` or `toString` is a key like any other.
+    const gaveUpWith: Record<string, number> = Object.create(null);
     let [succeeded, finished, lastFinishMs] = [0, 0, 0];
     const give = (key: string) => {
       gaveUpWith[key] = (gaveUpWith[key] ?? 0) + 1;
