@@ -133,7 +133,7 @@ describe("the budget's slow rule, as the docs tell it", () => {
     // The README said a 429 with no wait is refused, the exception given to slow failures alone.
     const readme = read('README.md');
     expect(readme.replace(/\s+/g, ' ')).toContain(
-      'A slow failure, or a 429 that names no wait, is **refused**: the dependency is queueing. Not so a rare slow attempt among fast ones',
+      'A slow failure, or a 429 that names no wait, is **refused**: the dependency is queueing. A rare slow attempt among fast ones is still retried',
     );
     expect(read('docs/guide/protecting.md')).toContain(
       'at most 1 in 100 of the last 3 s of attempts slow, this one included',

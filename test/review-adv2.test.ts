@@ -114,7 +114,7 @@ describe('simulate: a run the limits accept must end fast', () => {
   // Medium: MAX_WORK (1e8 "attempts that could be made") is documented as "a few minutes at worst on a laptop", but
   // the outage scenario's cost is superlinear in clients (1,000 x 1,000: 0.6 s; 10,000 x 1,000: 8 s): 100,000 x 1,000,
   // accepted, printed nothing for minutes (see the report). Run in a child so the test can stop it.
-  it('simulate-outage-accepted-but-slow: 100,000 clients x 1,000 attempts is refused at once (MAX_OUTAGE_WORK)', () => {
+  it('simulate-outage-accepted-but-slow: 100,000 clients x 1,000 attempts is refused at once (MAX_ATTEMPTS)', () => {
     // Before: accepted (exactly MAX_WORK) and ran for minutes printing nothing; `herdless simulate --clients 100000
     // --max-attempts 1000 --strategies immediate` was killed at 20 s.
     expect(() => simulateOutage({ clients: 100_000, maxAttempts: 1_000, strategies: ['immediate'] })).toThrow(

@@ -1,7 +1,7 @@
 import { nearest } from '../nearest';
 import { createPolicy } from '../policy';
 import { onlyKnown } from '../validate';
-import { checkInstances, MAX_OUTAGE_WORK, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
+import { checkInstances, MAX_ATTEMPTS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
@@ -227,9 +227,9 @@ function checkOutage(options: OutageOptions, s: OutageResult['settings']): void 
     if (!(s[name] >= 0 && Number.isFinite(s[name]))) bad(name, 'a finite number >= 0', s[name]);
   }
   const work = s.clients * Math.min(s.maxAttempts, Number.MAX_SAFE_INTEGER);
-  if (work > MAX_OUTAGE_WORK) {
+  if (work > MAX_ATTEMPTS) {
     throw new SimulationLimitError(
-      `herdless: simulateOutage: clients x maxAttempts (${s.clients} x ${s.maxAttempts}) is ${work} attempts at most, more than ${MAX_OUTAGE_WORK}: fewer clients or attempts`,
+      `herdless: simulateOutage: clients x maxAttempts (${s.clients} x ${s.maxAttempts}) is ${work} attempts at most, more than ${MAX_ATTEMPTS}: fewer clients or attempts`,
     );
   }
 }

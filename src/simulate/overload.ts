@@ -1,5 +1,5 @@
 import { createPolicy } from '../policy';
-import { checkInstances, MAX_CALLS, MAX_WINDOWS, MAX_WORK, SimulationLimitError, windowsIn } from './limits';
+import { checkInstances, MAX_ATTEMPTS, MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { selectPercentile } from './outage';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
@@ -285,9 +285,9 @@ function checkOverloadLimits(s: OverloadResult['settings']): void {
   if (windows > MAX_WINDOWS)
     limit(`the run spans ${windows} windows of windowMs (${s.windowMs}), more than ${MAX_WINDOWS}`);
   const work = calls * Math.min(s.maxAttempts, Number.MAX_SAFE_INTEGER);
-  if (work > MAX_WORK)
+  if (work > MAX_ATTEMPTS)
     limit(
-      `its ${Math.round(calls)} calls x maxAttempts (${s.maxAttempts}) is ${Math.round(work)} attempts at most, more than ${MAX_WORK}`,
+      `its ${Math.round(calls)} calls x maxAttempts (${s.maxAttempts}) is ${Math.round(work)} attempts at most, more than ${MAX_ATTEMPTS}`,
     );
 }
 
