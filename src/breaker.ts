@@ -2,7 +2,7 @@ import type { StopReason } from './errors';
 import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
 import { reportLater } from './report';
-import { fail, finite, num, onlyKnown, optionalFn, or, withCause } from './validate';
+import { fail, finite, num, onlyKnown, optionalFn, or, unreadable, withCause } from './validate';
 import { SlidingCounts, type SteadyClock, steadyClock, WINDOW } from './window';
 
 /** A circuit breaker's state. */
@@ -542,5 +542,9 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
  * @throws TypeError or RangeError naming the option, for a bad option.
  */
 export function createCircuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
-  return new Breaker(options);
+  try {
+    return new Breaker(options);
+  } catch (error) {
+    return unreadable('circuit breaker', options, error);
+  }
 }

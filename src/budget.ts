@@ -2,7 +2,7 @@ import { isThrottled } from './classify';
 import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { nearest } from './nearest';
 import { reportLater } from './report';
-import { fail, finite, num, onlyKnown, optionalFn, or, withCause } from './validate';
+import { fail, finite, num, onlyKnown, optionalFn, or, unreadable, withCause } from './validate';
 import { SlidingCounts, type SteadyClock, steadyClock, WINDOW } from './window';
 
 /**
@@ -450,5 +450,9 @@ const UNCAPPED: RetryPermit = { release() {} };
  * @throws TypeError or RangeError naming the option, for a bad option.
  */
 export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
-  return new Budget(options);
+  try {
+    return new Budget(options);
+  } catch (error) {
+    return unreadable('retry budget', options, error);
+  }
 }

@@ -6,7 +6,7 @@ import type { StopReason } from './errors';
 import { GUARD } from './guard';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
-import { fail, having, notNumber, onlyKnown, optionalFn, or, positive } from './validate';
+import { fail, having, notNumber, onlyKnown, optionalFn, or, positive, unreadable } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -349,5 +349,9 @@ export function toPolicy<T>(options: RetryOptions<T> | undefined): RetryPolicy<T
  * ```
  */
 export function createPolicy<T = unknown>(options: RetryOptions<T> = {}): RetryPolicy<T> {
-  return options instanceof Policy ? options : Object.freeze(validate(options));
+  try {
+    return options instanceof Policy ? options : Object.freeze(validate(options));
+  } catch (error) {
+    return unreadable('retry policy', options, error);
+  }
 }

@@ -40,6 +40,32 @@ export function withCause(error: unknown, failure: unknown): unknown {
   return error;
 }
 
+/**
+ * Rethrows what reading an options bag threw: herdless's own errors as they are; anything else (a getter that throws,
+ * a revoked Proxy) as a TypeError naming the bag and, where one can be found, the option, with the error as `cause`.
+ */
+export function unreadable(what: string, options: unknown, error: unknown): never {
+  if (own.has(error as object)) throw error;
+  let key = '';
+  try {
+    for (const k of Reflect.ownKeys(options as object)) {
+      try {
+        Reflect.get(options as object, k);
+      } catch {
+        key = ` (reading ${String(k)} threw)`;
+        break;
+      }
+    }
+  } catch {
+    // a revoked Proxy has no keys to read: the bag is named alone
+  }
+  const wrapped = new TypeError(`herdless: the ${what} options could not be read${key}: ${safeString(error)}`, {
+    cause: error,
+  });
+  own.add(wrapped);
+  throw wrapped;
+}
+
 /** Throws `Kind` (TypeError for a wrong type, RangeError for a wrong value) naming the option and the rule. */
 export function fail(Kind: ErrorConstructor, name: string, rule: string, value: unknown): never {
   const error = new Kind(`herdless: ${name} must be ${rule}, got ${show(value)}`);

@@ -81,9 +81,16 @@ export async function herd(call: HerdCall, options: HerdOptions = {}): Promise<H
       result.then(
         (value) => {
           end();
-          let ok: boolean;
+          let ok: unknown;
           try {
             ok = isSuccess(value);
+            // A judge that answers with a promise (an async isSuccess) has not said true: the call fails, named, and
+            // a rejection of that promise is caught here, never left unhandled.
+            if (typeof (ok as { then?: unknown } | null)?.then === 'function') {
+              (ok as Promise<unknown>).then(undefined, () => {});
+              give('isSuccess returned a promise');
+              return;
+            }
           } catch (error) {
             // A judge that throws fails the call, counted and named, never an unhandled rejection.
             give(`isSuccess threw ${describeFailure(error)}`);

@@ -75,7 +75,8 @@ export interface HerdOptions {
   readonly url?: string | undefined;
   /**
    * Whether a call's result counts as a success. Default: a `status`/`statusCode` in 200-399, else any value. One
-   * that throws fails that call: a give-up, `'isSuccess threw <name>'` in `gaveUpWith`.
+   * that throws fails that call: a give-up, `'isSuccess threw <name>'` in `gaveUpWith`; one that returns a promise (an
+   * async judge) fails it too, `'isSuccess returned a promise'`: it must answer at once.
    */
   readonly isSuccess?: ((value: unknown) => boolean) | undefined;
   /** The seed: the same seed gives the same report for the same code. Default 1. */
