@@ -566,7 +566,9 @@ function run(args: readonly string[], io: Io): number {
   io.out(
     `outage: ${clients} clients${fleet(instances)} fail for ${outageMs / 1_000} s, then the server serves ${capacity} per ${windowMs} ms\n` +
       told +
-      `each client: max ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'}${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n\n`,
+      `each client: max ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'}${timeoutMs === Infinity ? '' : `, deadline ${formatMs(timeoutMs)}`}; seed ${seed}\n` +
+      `ampl.: requests per client; peak/${capacity}: busiest ${windowMs} ms after it (x capacity);\n` +
+      `last done: when the last call ended; p50/p99 ok: time to succeed\n\n`,
   );
   const refusals = outageRefusals(result.results);
   io.out(
