@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events';
 import FakeTimers from '@sinonjs/fake-timers';
+import axios from 'axios';
 import { describe, expect, it } from 'vitest';
 import { assertNoHerd } from '../src/testing/assert';
 import { drive } from '../src/testing/clock';
@@ -227,6 +228,37 @@ describe('issue 30 item 5: a call that never settles has one answer', () => {
     } finally {
       clock.uninstall();
     }
+  });
+});
+
+describe('issue 30 item 5: the same seed gives the same report through axios', () => {
+  // Reported: 80-84 give-ups over four runs through axios, with a stray ECONNRESET in a 503 outage. Not reproduced
+  // here in about 160 runs (in one process and in separate ones, under vitest and tsx, with two CPU spinners, with
+  // aggressive GC); this holds the promise: three runs, byte-for-byte the same report, and no reset where none is sent.
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const loop = (wait: (attempt: number) => number) => async (url: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await axios.get(url);
+      } catch (error) {
+        if (attempt >= 6) throw error;
+        await sleep(wait(attempt));
+      }
+    }
+  };
+  it.each([
+    ['exponential, no jitter', loop((attempt) => 100 * 2 ** (attempt - 1))],
+    ['full jitter', loop((attempt) => Math.random() * Math.min(10_000, 100 * 2 ** (attempt - 1)))],
+  ])('%s: three runs of 100 callers in a 503 outage give one report', async (_, call) => {
+    const reports: string[] = [];
+    for (let run = 0; run < 3; run++) {
+      const report = await herd(({ url }) => call(url), { clients: 100, capacity: 10, outageMs: 2_000, seed: 7 });
+      reports.push(JSON.stringify(report));
+    }
+    const gaveUpWith = JSON.parse(reports[0] as string).results[0].gaveUpWith as Record<string, number>;
+    expect(Object.keys(gaveUpWith)).toEqual(['AxiosError 503']); // some give up, and only with the outage's 503
+    expect(reports[1]).toBe(reports[0]);
+    expect(reports[2]).toBe(reports[0]);
   });
 });
 
