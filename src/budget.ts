@@ -242,11 +242,11 @@ class Budget implements RetryBudget, Guard {
   }
 
   /**
-   * Counts an attempt's outcome (`failed` 1 or 0), that took `attemptMs` of the `allowedMs` it had, and says what
-   * the retry after it may do: `0` go as the backoff says; a number > 0, wait at least that long (the trouble's age:
-   * the dependency is saturated); `-1` not at all.
+   * Counts an attempt's outcome (`failed` 1 or 0), begun at `startedAt` on this clock (NaN: unknown; Infinity: now),
+   * that took `attemptMs` of the `allowedMs` it had, and says what the retry after it may do: `0` go as the backoff
+   * says; a number > 0, wait at least that long (the trouble's age: the dependency is saturated); `-1` not at all.
    */
-  saturated(attemptMs: number, allowedMs: number, failed: number, startedAt = Number.NaN): number {
+  saturated(attemptMs: number, allowedMs: number, failed: number, startedAt: number): number {
     const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : this.#slowMs;
     const now = this.#now();
     // When it began, as its pass read at its start (Infinity: now, no answer can have overtaken it); with no reading,

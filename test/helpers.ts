@@ -63,3 +63,22 @@ export function settle<T>(promise: Promise<T>): {
   );
   return state;
 }
+
+/**
+ * Runs `body` and returns the unhandled rejections and uncaught exceptions seen while it ran and for three turns of
+ * the event loop after (a rejection left unhandled is reported a turn or two late).
+ */
+export async function stray(body: () => Promise<void>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const note = (error: unknown) => seen.push(error);
+  process.on('unhandledRejection', note);
+  process.on('uncaughtException', note);
+  try {
+    await body();
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off('unhandledRejection', note);
+    process.off('uncaughtException', note);
+  }
+  return seen;
+}

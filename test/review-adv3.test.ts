@@ -18,26 +18,10 @@ import { readRetryAfter } from '../src/retry-after';
 import { assertNoHerd, herdProblems } from '../src/testing/assert';
 import { herd } from '../src/testing/herd';
 import type { HerdContext } from '../src/testing/options';
-import { settle, useFakeClock } from './helpers';
+import { settle, stray, useFakeClock } from './helpers';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-
-/** Unhandled rejections and uncaught exceptions seen while `body` runs (and two turns after). */
-async function stray(body: () => Promise<void>): Promise<unknown[]> {
-  const seen: unknown[] = [];
-  const note = (error: unknown) => seen.push(error);
-  process.on('unhandledRejection', note);
-  process.on('uncaughtException', note);
-  try {
-    await body();
-    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
-  } finally {
-    process.off('unhandledRejection', note);
-    process.off('uncaughtException', note);
-  }
-  return seen;
-}
 
 /** Asserts a TypeError/RangeError whose message names the option and the value. */
 function optionError(run: () => unknown, option: string, shown?: string): void {

@@ -26,6 +26,9 @@ function failingAfter(ms: number, fails = Infinity) {
   return { fn, calls: () => calls };
 }
 
+/** fn whose attempt answers 'ok' after `ms` on the fake clock. */
+const okAfter = (ms: number) => () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), ms));
+
 describe('createRetryBudget: a slow failure gets no retry', () => {
   it('a failure that took half the attempt timeout or more is not retried; a faster one is', async () => {
     const budget = createRetryBudget();
@@ -83,7 +86,7 @@ describe('createRetryBudget: a slow failure gets no retry', () => {
     async function fastCalls(budget: RetryBudget, n: number, every: number) {
       for (let i = 0; i < n; i++) {
         await fake.clock.tickAsync(every);
-        void retry(() => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 10)), { budget });
+        void retry(okAfter(10), { budget });
       }
     }
 
@@ -455,21 +458,24 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(requests).toBeLessThan(10_000);
   });
 
-  it('a held retry about to start is refused if the dependency has begun to queue during its hold', async () => {
-    const budget = createRetryBudget();
-    // The dependency is down: 4 fast failures start the trouble, and a 5th, 1 s later, is held 1 s (random 0).
+  /**
+   * The dependency is down: 4 fast failures start the trouble, and a call failing `fails` times, 1 s later, is held
+   * 1 s (random 0); 10 ms into the hold.
+   */
+  async function heldCall(budget: RetryBudget, fails = Infinity) {
     for (let i = 0; i < 4; i++) await settle(retry(failingAfter(1).fn, { budget, maxAttempts: 1 }));
     await fake.clock.tickAsync(1_000);
-    const dead = failingAfter(1);
+    const dead = failingAfter(1, fails);
     const run = settle(retry(dead.fn, { budget, maxAttempts: 2, random: () => 0 }));
     await fake.clock.tickAsync(10);
+    return { dead, run };
+  }
+
+  it('a held retry about to start is refused if the dependency has begun to queue during its hold', async () => {
+    const budget = createRetryBudget();
+    const { dead, run } = await heldCall(budget);
     // During the hold, another call's attempt takes 600 ms of its 1 s: the dependency came back, and queues.
-    const slow = settle(
-      retry(() => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 600)), {
-        budget,
-        attemptTimeoutMs: 1_000,
-      }),
-    );
+    const slow = settle(retry(okAfter(600), { budget, attemptTimeoutMs: 1_000 }));
     await fake.clock.runAllAsync();
     expect(slow.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
     expect(run.result.reason).toMatchObject({ reason: 'budget', attempts: 1 });
@@ -478,16 +484,11 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
 
   it('a held retry about to start goes if fast answers begun after the slow one overtook it: no queue after all', async () => {
     const budget = createRetryBudget();
-    for (let i = 0; i < 4; i++) await settle(retry(failingAfter(1).fn, { budget, maxAttempts: 1 }));
-    await fake.clock.tickAsync(1_000);
-    const dead = failingAfter(1, 1);
-    const run = settle(retry(dead.fn, { budget, maxAttempts: 2, random: () => 0 }));
-    await fake.clock.tickAsync(10);
-    const ok = (ms: number) => () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), ms));
-    void retry(ok(600), { budget, attemptTimeoutMs: 1_000 }); // slow, as in the test above
+    const { dead, run } = await heldCall(budget, 1);
+    void retry(okAfter(600), { budget, attemptTimeoutMs: 1_000 }); // slow, as in the test above
     for (let i = 0; i < 3; i++) {
       await fake.clock.tickAsync(100);
-      void retry(ok(10), { budget, attemptTimeoutMs: 1_000 }); // begun after it, answered first
+      void retry(okAfter(10), { budget, attemptTimeoutMs: 1_000 }); // begun after it, answered first
     }
     await fake.clock.runAllAsync();
     expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });

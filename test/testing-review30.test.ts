@@ -6,6 +6,7 @@ import { assertNoHerd } from '../src/testing/assert';
 import { drive } from '../src/testing/clock';
 import { herd } from '../src/testing/herd';
 import { type HerdContext, resolveOptions } from '../src/testing/options';
+import { stray } from './helpers';
 
 /** Every caller: one request at 0 ms, then one more at `atMs` (all in step), whatever the first answered. */
 const inStepAt =
@@ -42,22 +43,6 @@ describe('issue 30 item 5: the window in which the outage ends counts after the 
 });
 
 describe('issue 30 item 5: hostile values and a throwing isSuccess are give-ups in the report, never uncaught', () => {
-  /** Runs `body` and returns the unhandled rejections and uncaught exceptions seen while it ran, and a tick after. */
-  async function stray(body: () => Promise<void>): Promise<unknown[]> {
-    const seen: unknown[] = [];
-    const note = (error: unknown) => seen.push(error);
-    process.on('unhandledRejection', note);
-    process.on('uncaughtException', note);
-    try {
-      await body();
-      await new Promise((resolve) => setImmediate(resolve));
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      process.off('unhandledRejection', note);
-      process.off('uncaughtException', note);
-    }
-    return seen;
-  }
   const hostileName = () =>
     Object.defineProperty(new Error('boom'), 'name', {
       get() {
