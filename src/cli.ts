@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { audit, usageMessage } from './audit/audit';
+import { AUDIT_USAGE, audit, usageMessage } from './audit/audit';
 import { nearest } from './nearest';
 import {
   contentionTable,
@@ -41,7 +41,10 @@ const withOldRule = (name: StrategyName): Strategy[] => [
   { name: `${name}*`, policy: STRATEGIES[name], retryAfter: 'floor-plus-backoff' },
 ];
 
-/** `herdless --help` (and `herdless` alone): the commands first, each command's flags under its own --help. */
+/**
+ * `herdless --help` and `herdless help` (on stdout, exit 0), and `herdless` alone (on stderr, exit 2: a bad command
+ * line): the commands first, each command's flags under its own --help.
+ */
 export const COMMANDS_USAGE = `Usage: herdless <command> [flags]
 
 Commands:
@@ -49,11 +52,12 @@ Commands:
                                 strategies through an outage, an overload or a partial failure
                                 (flags: herdless simulate --help)
   audit [paths...]              find hand-written retry loops in your code (flags: herdless audit --help)
+  help [command]                show this help, or a command's
 
   -h, --help                    show this help
   -v, --version                 print the version
 
-Exit codes: 0 done, 2 a bad command line; each command's own in its --help.
+Exit codes: 0 done, 2 a bad command line (no command is one); each command's own in its --help.
 `;
 
 /** The commands {@link COMMANDS_USAGE} lists, for an unknown one's "did you mean". */
@@ -404,7 +408,21 @@ function checkFlags(args: string[]): void {
   }
 }
 
+/** A command line whose command is none of {@link COMMANDS}: the nearest one, if any, named. */
+function unknownCommand(positionals: readonly string[]): UsageError {
+  const guess = positionals.length === 1 ? nearest(positionals[0] as string, COMMANDS) : undefined;
+  return new UsageError(
+    `unknown command '${positionals.join(' ')}'${guess ? ` (did you mean ${guess}?)` : ''}: the commands are simulate and audit`,
+  );
+}
+
 function run(args: readonly string[], io: Io): number {
+  if (args.length === 0) {
+    // `herdless` alone is a bad command line: a script that left its command out fails, and the usage it did not ask
+    // for goes to stderr, not into the output it pipes on. `herdless --help` and `herdless help` ask: stdout, exit 0.
+    io.err(COMMANDS_USAGE);
+    return 2;
+  }
   const joined = joinNegativeValues(args);
   checkFlags(joined);
   const { values, positionals } = parseArgs({ args: joined, allowPositionals: true, strict: true, options: OPTIONS });
@@ -412,16 +430,20 @@ function run(args: readonly string[], io: Io): number {
     io.out(`${packageVersion()}\n`);
     return 0;
   }
-  if (values.help || args.length === 0) {
+  if (values.help) {
     io.out(positionals[0] === 'simulate' ? USAGE : COMMANDS_USAGE);
+    return 0;
+  }
+  if (positionals[0] === 'help' && positionals.length <= 2) {
+    // `herdless help [command]`, as git and npm have it: the help asked for, on stdout.
+    const topic = positionals[1];
+    if (topic !== undefined && !(COMMANDS as readonly string[]).includes(topic)) throw unknownCommand([topic]);
+    io.out(topic === 'simulate' ? USAGE : topic === 'audit' ? AUDIT_USAGE : COMMANDS_USAGE);
     return 0;
   }
   if (positionals[0] !== 'simulate' || positionals.length > 1) {
     if (positionals.length === 0) throw new UsageError('missing command: simulate or audit');
-    const guess = positionals.length === 1 ? nearest(positionals[0] as string, COMMANDS) : undefined;
-    throw new UsageError(
-      `unknown command '${positionals.join(' ')}'${guess ? ` (did you mean ${guess}?)` : ''}: the commands are simulate and audit`,
-    );
+    throw unknownCommand(positionals);
   }
   const scenario = values.scenario ?? 'outage';
   if (!SCENARIOS.includes(scenario)) {

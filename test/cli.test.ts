@@ -92,9 +92,8 @@ describe('herdless simulate', () => {
     expect(json.results).toHaveLength(5);
   });
 
-  it('prints help, also when run with nothing: the commands first, each command its flags under its own --help', () => {
-    expect(run('--help')).toMatchObject({ code: 0, out: COMMANDS_USAGE });
-    expect(run()).toMatchObject({ code: 0, out: COMMANDS_USAGE, err: '' });
+  it('prints help: the commands first, each command its flags under its own --help', () => {
+    expect(run('--help')).toMatchObject({ code: 0, out: COMMANDS_USAGE, err: '' });
     expect(run('-h')).toMatchObject({ code: 0, out: COMMANDS_USAGE });
     expect(COMMANDS_USAGE).toMatch(
       /^Usage: herdless <command> \[flags\]\n\nCommands:\n {2}simulate .*\n(?: .*\n)* {2}audit /,
@@ -103,6 +102,26 @@ describe('herdless simulate', () => {
     expect(run('simulate', '-h')).toMatchObject({ code: 0, out: USAGE });
     expect(run('simulate', '--help').out).toMatch(/^Usage: herdless simulate \[flags\]\n/);
     expect(USAGE).toContain('--scenario outage|contention');
+  });
+
+  it('run with no command, it prints the usage to stderr and exits 2, a bad command line (issue 31)', () => {
+    // A script that runs `herdless` with its command left out must fail, not pass on a help text it never asked for.
+    expect(run()).toEqual({ code: 2, out: '', err: COMMANDS_USAGE, files: new Map() });
+    expect(readFileSync(new URL('../docs/guide/cli.md', import.meta.url), 'utf8')).toMatch(
+      /`herdless` with no command is a bad command line: it prints\s+the same usage to stderr and exits 2/,
+    );
+  });
+
+  it("`herdless help` is --help: the usage on stdout, exit 0; `help <command>` is that command's --help", () => {
+    expect(run('help')).toMatchObject({ code: 0, out: COMMANDS_USAGE, err: '' });
+    expect(run('help', 'simulate')).toMatchObject({ code: 0, out: USAGE, err: '' });
+    expect(run('help', 'audit')).toMatchObject({ code: 0, out: AUDIT_USAGE, err: '' });
+    expect(run('help', 'audt')).toMatchObject({
+      code: 2,
+      out: '',
+      err: "herdless: unknown command 'audt' (did you mean audit?): the commands are simulate and audit (see herdless --help)\n",
+    });
+    expect(COMMANDS_USAGE).toMatch(/\n {2}help \[command\] +show this help, or a command's\n/);
   });
 
   it.each([
