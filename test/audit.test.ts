@@ -95,6 +95,66 @@ describe('herdless audit', { timeout: 60_000 }, () => {
     expect(out).toContain('  herdless/require-jitter: 3\n  herdless/require-transient-check: 4\n');
   });
 
+  it('words a `res?.ok` loop as its `res.ok` twin, and says what the ok check does not tell (issue 31)', async () => {
+    // A user's first loop: fetch, `if (res?.ok) return res`, try again at once or after a fixed 500 ms.
+    const loops = `export async function now(url) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const res = await fetch(url).catch(() => undefined);
+    if (res?.ok) return res;
+  }
+  throw new Error('gave up');
+}
+
+export async function fixed(url) {
+  let attempt = 0;
+  while (attempt++ < 5) {
+    const res = await fetch(url).catch(() => undefined);
+    if (res?.ok) return res;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('gave up');
+}
+
+export async function byStatus(url) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const res = await fetch(url).catch(() => undefined);
+    if (res?.status === 200) return res;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('gave up');
+}
+`;
+    mkdirSync(join(project, 'first-hour'), { recursive: true });
+    writeFileSync(join(project, 'first-hour', 'chained.js'), loops);
+    writeFileSync(join(project, 'first-hour', 'plain.js'), loops.replaceAll('res?.', 'res.'));
+    try {
+      const { code, out } = await run(['first-hour']);
+      expect(code).toBe(1);
+      const reports = (file: string) =>
+        out
+          .split('\n')
+          .filter((l) => l.startsWith(`first-hour/${file}:`))
+          .map((l) => l.slice(`first-hour/${file}`.length));
+      expect(reports('chained.js')).toEqual(reports('plain.js'));
+      const transient =
+        'so permanent ones (400, 404, a bug) are retried too; herdless retry(fn, { isTransient }) retries only transient ones (network errors, 408/429/5xx by default)';
+      // The loop does look at the response: "without looking at the status" was wrong (both forms). It reads only ok.
+      const ok = `herdless/require-transient-check  retries every failure: .ok says whether a response failed, not whether the failure is transient, ${transient}`;
+      const jitter =
+        "herdless/require-jitter  waits a delay with no randomness before retrying (a constant or a plain doubling), so clients that failed together retry together; herdless retry(fn, { jitter: 'full' }) randomises every wait (the default)";
+      expect(reports('chained.js')).toEqual([
+        ':2:3  herdless/no-immediate-retry  retries at once, with no wait between attempts; herdless retry(fn) waits a jittered, capped backoff between attempts',
+        `:2:3  ${ok}`,
+        `:11:3  ${jitter}`,
+        `:11:3  ${ok}`,
+        // `res?.status === 200` names a status: a check, as `res.status === 200` is (only the fixed wait is reported).
+        `:20:3  ${jitter}`,
+      ]);
+    } finally {
+      rmSync(join(project, 'first-hour'), { recursive: true, force: true });
+    }
+  });
+
   it('exits 1 on a single finding, so a CI gate fails on one bad loop', async () => {
     const { code, out } = await run(['src/call.ts']);
     expect(out.split('\n').filter((l) => /^\S+:\d+:\d+ {2}herdless\//.test(l))).toHaveLength(1);

@@ -44,6 +44,11 @@ export interface RetryShape {
   /** The failure path looks at the error or the response status before retrying. */
   readonly checksError: boolean;
   /**
+   * The failure is told by a response's `ok` alone (`if (res.ok) return res`, `if (!res?.ok) continue`): the retry
+   * looks at the response, but only at whether it failed. Set only when {@link checksError} is false, for the report.
+   */
+  readonly readsOk?: true;
+  /**
    * What was accepted by its name only, its code out of reach (an import, another file): `pastDeadline() as a limit`,
    * `backoff() as a wait`. The reports say so.
    */
@@ -454,6 +459,21 @@ function helperLimits(nodes: readonly Node[], names: ReadonlySet<string>, ctx: C
   });
 }
 
+/**
+ * {@link checksError}, and for a retry that does not check, whether it tells failure by `ok` alone: a status test
+ * ({@link statusPolarity}) that names no status code reads `.ok`.
+ */
+function errorCheck(
+  nodes: readonly Node[],
+  errorNames: ReadonlySet<string>,
+  ctx: Context,
+): Pick<RetryShape, 'checksError' | 'readsOk'> {
+  if (checksError(nodes, errorNames, ctx)) return { checksError: true };
+  return tests(nodes).some((t) => statusPolarity(t) !== undefined)
+    ? { checksError: false, readsOk: true }
+    : { checksError: false };
+}
+
 /** Whether the failure path looks at the error (`err` in a condition, or passed to a classifier) or a status code. */
 function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ctx: Context, depth = 0): boolean {
   const { keys } = ctx;
@@ -767,7 +787,7 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
     limited:
       limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys) ||
       helperLimits([...direct, ...paths.extra], names, ctx),
-    checksError: checksError([loop, ...shapeNodes], paths.errorNames, ctx),
+    ...errorCheck([loop, ...shapeNodes], paths.errorNames, ctx),
   };
 }
 
@@ -1248,7 +1268,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     kind: 'recursion',
     ...waitsIn(others, ctx),
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
-    checksError: checksError([...nodes, ...viaCallback], withAliases(nodes, errorNames), ctx),
+    ...errorCheck([...nodes, ...viaCallback], withAliases(nodes, errorNames), ctx),
   };
 }
 
@@ -1464,7 +1484,7 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
         return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
       }),
-    checksError: checksError(all, errorNames, ctx),
+    ...errorCheck(all, errorNames, ctx),
   };
 }
 

@@ -12,8 +12,10 @@ export interface RuleSpec {
   readonly description: string;
   /** True when this retry lacks the element the rule is about. */
   readonly lacks: (shape: RetryShape) => boolean;
-  /** The report: what is missing, and how herdless's `retry()` expresses it. */
+  /** The report: what is missing, and how herdless's `retry()` expresses it; `{{key}}`s are filled by {@link words}. */
   readonly message: string;
+  /** The words the message takes from the retry at hand, one for each `{{key}}` in it. */
+  readonly words?: (shape: RetryShape) => Readonly<Record<string, string>>;
 }
 
 const URL = 'https://github.com/herdless/herdless#find-the-retry-loops-you-already-have';
@@ -64,6 +66,7 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
             loc: { start: loc, end: { line: loc.line, column: loc.column + 1 } },
             messageId: spec.name,
             data: {
+              ...spec.words?.(shape),
               byName: byName.length === 0 ? '' : ` (assumed, its code out of reach: ${byName.join('; ')})`,
             },
           });
