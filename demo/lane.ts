@@ -7,7 +7,7 @@ import { CircuitOpenError, RetryError, type RetryOptions, retry } from '../src/i
 import { percentile } from '../src/simulate/index';
 import { createRng } from '../src/simulate/rng';
 import { PRESETS, type PresetName, protectedPolicy } from '../src/simulate/strategies';
-import { CapacityServer, REQUEST_ID } from './server';
+import { CapacityServer, type CapacityServerOptions, REQUEST_ID } from './server';
 import type { Act, DemoFigures, DemoSettings, LaneName } from './settings';
 
 /** A lane's record of its attempts: `next` counts a fetch and gives its id, `aborted` notes one its signal ended. */
@@ -210,9 +210,9 @@ async function caughtUp(server: CapacityServer, written: readonly Written[], sig
   }
 }
 
-/** A lane's server, not yet listening: its trouble (slowdown or partial failure) is the act's. */
-export function laneServer(s: DemoSettings, act: Act): CapacityServer {
-  return new CapacityServer({
+/** The options of a lane's server: its trouble (slowdown or partial failure) is the act's. */
+export function laneServerOptions(s: DemoSettings, act: Act): CapacityServerOptions {
+  return {
     capacity: s.capacity,
     troubleFromMs: act.warmupMs,
     troubleToMs: act.warmupMs + act.troubleMs,
@@ -220,7 +220,12 @@ export function laneServer(s: DemoSettings, act: Act): CapacityServer {
     failureRate: act.failureRate,
     seed: s.seed,
     windowMs: s.chartWindowMs,
-  });
+  };
+}
+
+/** A lane's server, not yet listening (see {@link laneServerOptions}). */
+export function laneServer(s: DemoSettings, act: Act): CapacityServer {
+  return new CapacityServer(laneServerOptions(s, act));
 }
 
 /** Loads fetch and opens a few connections to `url`, so that no lane starts by paying for set-up. */

@@ -29,6 +29,21 @@ export interface CapacityServerOptions {
   readonly windowMs: number;
 }
 
+/**
+ * A request's turn at a server with options `o`, arriving at `nowMs` while the work queued before it ends at
+ * `busyUntilMs` (ms from the start): first in first out, its work begins when that ends, and takes `1000 / capacity`
+ * ms, or the slowdown's longer share if it begins during the trouble. Pure: a test replays a lane's server with it.
+ */
+export function turn(
+  o: CapacityServerOptions,
+  nowMs: number,
+  busyUntilMs: number,
+): { readonly end: number; readonly trouble: boolean } {
+  const begin = Math.max(nowMs, busyUntilMs);
+  const trouble = begin >= o.troubleFromMs && begin < o.troubleToMs;
+  return { end: begin + 1_000 / (o.capacity * (trouble ? o.slowdownCapacity : 1)), trouble };
+}
+
 /** The request header that carries a request's id (see {@link CapacityServer.reads}). */
 export const REQUEST_ID = 'x-demo-request';
 
@@ -119,9 +134,8 @@ export class CapacityServer {
     this.load[w] = (this.load[w] as number) + 1;
     req.resume();
     // First in first out: this request's work begins when the work queued before it ends.
-    const begin = Math.max(now, this.#busyUntil);
-    const trouble = begin >= o.troubleFromMs && begin < o.troubleToMs;
-    this.#busyUntil = begin + 1_000 / (o.capacity * (trouble ? o.slowdownCapacity : 1));
+    const { end, trouble } = turn(o, now, this.#busyUntil);
+    this.#busyUntil = end;
     const fails = trouble && o.failureRate > 0 && this.#rng.next() < o.failureRate;
     const timer = setTimeout(() => {
       this.#pending.delete(timer);
