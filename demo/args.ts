@@ -11,7 +11,7 @@ Runs the retry policies against a real HTTP server on 127.0.0.1 with real fetch 
 failure at 50% and at 80% load (about a minute; Ctrl-C stops it). Prints what each server saw and each client got,
 a load chart per act, and writes an SVG per act.
 
-  --quick                       the same story with less traffic and shorter failures (about 45 s, for CI)
+  --quick                       the same story with less traffic and shorter failures (about 50 s, for CI)
   --svg FILE                    where to write the first act's chart (default herdless-demo.svg; the other acts'
                                 beside it, as FILE-partial-50.svg and FILE-partial-80.svg)
   -h, --help                    show this help

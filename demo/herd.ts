@@ -5,7 +5,7 @@
  * 8 s; how many calls still succeed? Each act runs its lanes at once (the naive loop or no retries, full jitter, and
  * the recommended setup), each with its own server. Prints what each server saw and what each client got, a load
  * chart, and writes an SVG per act (herdless-demo.svg, herdless-demo-partial-50.svg, ...). About a minute; Ctrl-C
- * stops it early. `--quick` runs the same story with less traffic after the slowdown and shorter failures (about 45 s
+ * stops it early. `--quick` runs the same story with less traffic after the slowdown and shorter failures (about 50 s
  * on a loaded 2-core machine, for CI).
  */
 import { resolve } from 'node:path';
