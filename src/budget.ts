@@ -38,7 +38,8 @@ export interface RetryBudgetOptions {
    * twice that, as a server's Retry-After is (the spread at most `capMs`), or its own backoff if that is longer, so
    * that the calls held come back spread out, and the fewer the longer it goes on; a held retry that finds the
    * dependency queueing as it is about to start is refused. A hold is cut so that its sleep ends by half the time left
-   * before the call's deadline; one over its `maxRetryAfterMs` ends the call (`'budget'`). While some of those
+   * before the call's deadline, and none is taken for a trouble older than the time left (the retry sleeps its own
+   * backoff); one over its `maxRetryAfterMs` ends the call (`'budget'`). While some of those
    * attempts are also slow, the dependency queues and sheds: the retry is refused, not held.
    * A number in (0, 1]. Default `0.85`.
    */
@@ -424,7 +425,9 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   again as it is about to start: if the dependency has begun to queue meanwhile (a slow attempt in the last
  *   `failureWindowMs`, unless an isolated one), it is refused, so the calls held through an outage do not feed the
  *   queue that forms as it ends. A hold never shortens the retry's own backoff; it is cut so that its sleep ends by
- *   half the time left before the call's deadline, leaving the attempt the other half; one longer than its
+ *   half the time left before the call's deadline, leaving the attempt the other half. A trouble that has lasted
+ *   longer than the call has left is not held for (the call cannot wait it out, and calls held cut short through a
+ *   long outage would all be waiting as it ends): the retry sleeps its own backoff. A hold longer than its
  *   `maxRetryAfterMs` ends the call with `'budget'`. A window with no attempt at all forgets the trouble.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a
  * dependency that fails some of its requests while it has room keeps what retrying is for. First attempts are never

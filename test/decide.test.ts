@@ -54,13 +54,27 @@ describe('decide: the retry decision as a value', () => {
   });
 
   it('cuts a hold to a quarter of the time left before the deadline, so a held attempt still gets half of it', () => {
-    // 6 s old trouble, 2 s left: a hold of 500 ms, spread to 750 ms (random 0.5), so 1.25 s are left for the attempt.
-    expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, undefined, undefined, 6_000)).toMatchObject({
+    // 1.5 s old trouble, 2 s left: a hold of 500 ms, spread to 750 ms (random 0.5), so 1.25 s are left for the attempt.
+    expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, undefined, undefined, 1_500)).toMatchObject({
       retry: true,
       delayMs: 750,
     });
+    expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, undefined, undefined, 2_000)).toMatchObject({
+      delayMs: 750, // as old as the time left: still held
+    });
     // The server's own wait is not cut: past the deadline, the call stops.
     expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, 6_000, undefined)).toMatchObject({ reason: 'timeout' });
+  });
+
+  it('a trouble older than the time left is not held for: the retry sleeps its own backoff, as unheld', () => {
+    // 2 s left of the deadline, a trouble 2.001 s or 6 s old: the call cannot wait it out, and a hold cut short would
+    // only store it for the moment the trouble ends. Random 0.5 of attempt 2's 200 ms.
+    const unheld = decide(policy({ timeoutMs: 12_000 }), 2, 10_000, undefined, undefined, 0);
+    expect(unheld).toEqual({ retry: true, delayMs: 100, backoffMs: 100 });
+    expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, undefined, undefined, 2_001)).toEqual(unheld);
+    expect(decide(policy({ timeoutMs: 12_000 }), 2, 10_000, undefined, undefined, 6_000)).toEqual(unheld);
+    // With no deadline, every hold is taken.
+    expect(decide(policy({}), 2, 10_000, undefined, undefined, 6_000)).toMatchObject({ delayMs: 9_000 });
   });
 
   it('a hold is a floor, never a shortcut: a backoff longer than the hold is slept as it is (review)', () => {
@@ -77,7 +91,7 @@ describe('decide: the retry decision as a value', () => {
     });
   });
 
-  it('property: a held retry sleeps the longer of its backoff and the hold spread; a hold ends by half the time left', () => {
+  it('property: a held retry sleeps the longer of its backoff and the hold spread, ending by half the time left; a trouble older than the time left is not held for', () => {
     fc.assert(
       fc.property(
         fc.double({ min: 0.001, max: 50_000, noNaN: true }),
@@ -88,7 +102,7 @@ describe('decide: the retry decision as a value', () => {
           fc.pre(elapsed < timeoutMs);
           const p = createPolicy({ random: () => r, timeoutMs, maxAttempts: 5, maxRetryAfterMs: 60_000 });
           const d = decide(p, 1, elapsed, undefined, undefined, hold);
-          const held = Math.min(hold, (timeoutMs - elapsed) / 4);
+          const held = hold <= timeoutMs - elapsed ? Math.min(hold, (timeoutMs - elapsed) / 4) : 0; // older: not taken
           const backoff = r * p.baseMs;
           if (!d.retry) {
             expect(d.reason).toBe('timeout'); // the backoff alone crosses the deadline
@@ -96,6 +110,10 @@ describe('decide: the retry decision as a value', () => {
             return;
           }
           const eps = 1e-9 * (1 + d.delayMs + held);
+          if (held === 0) {
+            expect(d).toEqual(decide(p, 1, elapsed, undefined, undefined, 0)); // as unheld
+            return;
+          }
           expect(d.delayMs).toBeGreaterThanOrEqual(Math.max(held, backoff) - eps);
           expect(d.delayMs).toBeLessThanOrEqual(Math.max(backoff, held + Math.min(p.capMs, held)) + eps);
           if (d.delayMs > backoff) expect(d.delayMs).toBeLessThanOrEqual((timeoutMs - elapsed) / 2 + eps);
