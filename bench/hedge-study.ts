@@ -1,0 +1,191 @@
+/**
+ * A first measurement for hedging (issue 32), before any hedge exists in `retry()`: what a hedge does to the tail and
+ * to the load, and what bounds it. Run: npx tsx bench/hedge-study.ts (about 1 min). Printed figures go in
+ * bench/README.md ("Hedging: a study before building it").
+ *
+ * The server: `workers` parallel workers sharing one FIFO queue (an M/G/k server), each attempt's service time
+ * lognormal (median 20 ms, sigma 0.4) with a 1% slow mode 25 times longer (a GC pause, a slow disk: a property of the
+ * attempt, not of the request, so a second attempt is likely fast). A hedge whose call is answered is cancelled if it
+ * is still queued; one being served runs to its end (wasted work). Each hop is 1 ms. Calls arrive open-loop, split
+ * evenly over `instances` client processes, each with its own hedging state. No attempt timeouts and no retries: the
+ * study isolates the hedge.
+ *
+ * Strategies:
+ * - `none`: no hedge.
+ * - `fixed`: a hedge at a fixed delay (the healthy p95, measured from a run of `none`), for every call that has not
+ *   answered by then: the unbounded hedge most libraries offer.
+ * - `p95-capped`: a hedge at this process's own observed p95 (its last 100 answers; no hedge before 20), and at most
+ *   5% extra: each first attempt earns 0.05 of a token, a hedge spends 1, and a process holds at most 1 (no reserve
+ *   that grows with the fleet: 10,000 processes with a full bucket add 10,000 hedges at once at most).
+ * - `fixed-capped`: the fixed delay, with the same 5% token cap (what a process with too few answers to estimate a
+ *   percentile can still do).
+ *
+ * Troubles: `tail` (healthy, load 0.4: the tail alone) and `slowdown` (the workers slowed 3.3x for 10 s at load 0.5,
+ * so the server is overloaded while it lasts: every call crosses the hedge delay).
+ */
+
+import { EventQueue } from '../src/simulate/queue';
+import { createRng } from '../src/simulate/rng';
+
+interface Run {
+  readonly instances: number;
+  readonly load: number;
+  readonly slowdown: boolean;
+  readonly strategy: 'none' | 'fixed' | 'p95-capped' | 'fixed-capped';
+  readonly fixedMs: number;
+  readonly seed: number;
+}
+
+const WORKERS = 50;
+const MEDIAN_MS = 20;
+const SIGMA = 0.4;
+const SLOW_SHARE = 0.01;
+const SLOW_FACTOR = Number(process.argv[2] ?? 25); // npx tsx bench/hedge-study.ts 100: a longer slow mode
+const HOP_MS = 1;
+const RUN_MS = 30_000;
+const SLOW_FROM = 5_000;
+const SLOW_MS = 10_000;
+const SLOWDOWN = 3.3;
+const MEAN_SERVICE = MEDIAN_MS * Math.exp((SIGMA * SIGMA) / 2) * (1 - SLOW_SHARE + SLOW_SHARE * SLOW_FACTOR);
+const CAPACITY = (WORKERS / MEAN_SERVICE) * 1_000; // requests a second
+
+const CALL = 0;
+const AT_SERVER = 1;
+const SERVED = 2;
+const ANSWER = 3;
+const HEDGE = 4;
+
+function simulate(run: Run) {
+  const rng = createRng(run.seed);
+  const calls = Math.round((run.load * CAPACITY * RUN_MS) / 1_000);
+  const callStart = new Float64Array(calls);
+  const callDone = new Uint8Array(calls);
+  const callInstance = new Int32Array(calls);
+  const latency = new Float64Array(calls);
+  const maxAttempts = 2 * calls;
+  const attemptCall = new Int32Array(maxAttempts);
+  const attemptSent = new Float64Array(maxAttempts);
+  const attemptState = new Uint8Array(maxAttempts); // 0 queued or in flight, 1 served, 2 cancelled while queued
+  const attemptsOf = new Int32Array(calls * 2).fill(-1);
+  let attempts = 0;
+  let busy = 0;
+  let wasted = 0;
+  const waiting: number[] = [];
+  let head = 0;
+  const q = new EventQueue();
+  // Per instance: the last 100 answer times (a ring), and the hedge tokens.
+  const ring = new Float64Array(run.instances * 100);
+  const seen = new Int32Array(run.instances);
+  const tokens = new Float64Array(run.instances);
+  const capped = run.strategy === 'p95-capped' || run.strategy === 'fixed-capped';
+
+  let t = 0;
+  for (let c = 0; c < calls; c++) {
+    t += -Math.log(1 - rng.next()) * (RUN_MS / calls);
+    callStart[c] = t;
+    callInstance[c] = Math.floor(rng.next() * run.instances);
+    q.push(t, c, CALL);
+  }
+  const service = (at: number) => {
+    const u = 1 - rng.next(); // a standard normal, Box-Muller
+    const normal = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+    const base = MEDIAN_MS * Math.exp(SIGMA * normal);
+    const slow = rng.next() < SLOW_SHARE ? SLOW_FACTOR : 1;
+    const slowed = run.slowdown && at >= SLOW_FROM && at < SLOW_FROM + SLOW_MS ? SLOWDOWN : 1;
+    return base * slow * slowed;
+  };
+  const send = (c: number, at: number) => {
+    const a = attempts++;
+    attemptCall[a] = c;
+    attemptSent[a] = at;
+    attemptsOf[2 * c + (attemptsOf[2 * c] === -1 ? 0 : 1)] = a;
+    q.push(at + HOP_MS, a, AT_SERVER);
+  };
+  const startNext = (at: number) => {
+    while (busy < WORKERS && head < waiting.length) {
+      const a = waiting[head++] as number;
+      if (attemptState[a] === 2) continue; // cancelled while queued
+      busy++;
+      q.push(at + service(at), a, SERVED);
+    }
+  };
+  const p95 = (i: number) => {
+    const n = Math.min(seen[i] as number, 100);
+    const xs = Array.from(ring.subarray(i * 100, i * 100 + n)).sort((x, y) => x - y);
+    return xs[Math.floor(0.95 * (n - 1))] as number;
+  };
+  const ev = { time: 0, client: 0, kind: 0 };
+  while (q.pop(ev)) {
+    const { time, client, kind } = ev;
+    if (kind === CALL) {
+      const i = callInstance[client] as number;
+      if (capped) tokens[i] = Math.min(1, (tokens[i] as number) + 0.05);
+      send(client, time);
+      let delay = Number.POSITIVE_INFINITY;
+      if (run.strategy === 'fixed' || run.strategy === 'fixed-capped') delay = run.fixedMs;
+      else if (run.strategy === 'p95-capped' && (seen[i] as number) >= 20) delay = p95(i);
+      if (delay < Number.POSITIVE_INFINITY) q.push(time + delay, client, HEDGE);
+    } else if (kind === HEDGE) {
+      if (callDone[client]) continue;
+      const i = callInstance[client] as number;
+      if (capped) {
+        if ((tokens[i] as number) < 1) continue;
+        tokens[i] = (tokens[i] as number) - 1;
+      }
+      send(client, time);
+    } else if (kind === AT_SERVER) {
+      if (attemptState[client] === 2) continue;
+      waiting.push(client);
+      startNext(time);
+    } else if (kind === SERVED) {
+      busy--;
+      const c = attemptCall[client] as number;
+      if (callDone[c]) wasted++;
+      attemptState[client] = 1;
+      q.push(time + HOP_MS, client, ANSWER);
+      startNext(time);
+    } else {
+      const c = attemptCall[client] as number;
+      if (callDone[c]) continue;
+      callDone[c] = 1;
+      latency[c] = time - (callStart[c] as number);
+      const i = callInstance[c] as number;
+      ring[i * 100 + ((seen[i] as number) % 100)] = time - (attemptSent[client] as number);
+      seen[i] = (seen[i] as number) + 1;
+      for (const k of [0, 1]) {
+        const other = attemptsOf[2 * c + k] as number;
+        if (other >= 0 && other !== client && attemptState[other] === 0) attemptState[other] = 2; // cancel if queued
+      }
+    }
+  }
+  const sorted = Array.from(latency).sort((x, y) => x - y);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
+  return {
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    p999: at(0.999),
+    extra: attempts / calls - 1,
+    wasted: wasted / calls,
+  };
+}
+
+// The healthy p95 of an attempt, from a run without hedges (one attempt a call): the fixed hedge delay.
+const healthy = simulate({ instances: 1, load: 0.4, slowdown: false, strategy: 'none', fixedMs: 0, seed: 1 });
+const fixedMs = Math.round(healthy.p95);
+console.log(
+  `server: ${WORKERS} workers, capacity ${CAPACITY.toFixed(0)}/s; healthy p50 ${healthy.p50.toFixed(0)} ms, p99 ${healthy.p99.toFixed(0)} ms; fixed hedge delay ${fixedMs} ms\n`,
+);
+console.log('trouble   instances  strategy       p50 ms  p99 ms  p99.9 ms  extra load  wasted   p99 cut  p99.9 cut');
+for (const slowdown of [false, true]) {
+  for (const instances of [1, 10, 100, 1_000, 10_000]) {
+    const load = slowdown ? 0.5 : 0.4;
+    const base = simulate({ instances, load, slowdown, strategy: 'none', fixedMs, seed: 7 });
+    for (const strategy of ['none', 'fixed', 'p95-capped', 'fixed-capped'] as const) {
+      const r = strategy === 'none' ? base : simulate({ instances, load, slowdown, strategy, fixedMs, seed: 7 });
+      console.log(
+        `${(slowdown ? 'slowdown' : 'tail').padEnd(9)} ${String(instances).padStart(9)}  ${strategy.padEnd(13)} ${r.p50.toFixed(0).padStart(6)} ${r.p99.toFixed(0).padStart(7)} ${r.p999.toFixed(0).padStart(9)} ${`${(100 * r.extra).toFixed(1)}%`.padStart(11)} ${`${(100 * r.wasted).toFixed(1)}%`.padStart(7)} ${`${(base.p99 / r.p99).toFixed(1)}x`.padStart(9)} ${`${(base.p999 / r.p999).toFixed(1)}x`.padStart(10)}`,
+      );
+    }
+  }
+}
