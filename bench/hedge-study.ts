@@ -31,7 +31,7 @@ interface Run {
   readonly instances: number;
   readonly load: number;
   readonly slowdown: boolean;
-  readonly strategy: 'none' | 'fixed' | 'p95-capped' | 'fixed-capped';
+  readonly strategy: 'none' | 'fixed' | 'p95-capped' | 'fixed-capped' | 'overtaken';
   readonly fixedMs: number;
   readonly seed: number;
 }
@@ -78,6 +78,10 @@ function simulate(run: Run) {
   const seen = new Int32Array(run.instances);
   const tokens = new Float64Array(run.instances);
   const capped = run.strategy === 'p95-capped' || run.strategy === 'fixed-capped';
+  // Per instance: when the attempts of its last 3 answers were sent (a ring), for `overtaken`.
+  const answeredSent = new Float64Array(run.instances * 3).fill(Number.NEGATIVE_INFINITY);
+  const answers = new Int32Array(run.instances);
+  const firstSent = new Float64Array(calls);
 
   let t = 0;
   for (let c = 0; c < calls; c++) {
@@ -122,7 +126,9 @@ function simulate(run: Run) {
       if (capped) tokens[i] = Math.min(1, (tokens[i] as number) + 0.05);
       send(client, time);
       let delay = Number.POSITIVE_INFINITY;
-      if (run.strategy === 'fixed' || run.strategy === 'fixed-capped') delay = run.fixedMs;
+      firstSent[client] = time;
+      if (run.strategy === 'fixed' || run.strategy === 'fixed-capped' || run.strategy === 'overtaken')
+        delay = run.fixedMs;
       else if (run.strategy === 'p95-capped' && (seen[i] as number) >= 20) delay = p95(i);
       if (delay < Number.POSITIVE_INFINITY) q.push(time + delay, client, HEDGE);
     } else if (kind === HEDGE) {
@@ -131,6 +137,14 @@ function simulate(run: Run) {
       if (capped) {
         if ((tokens[i] as number) < 1) continue;
         tokens[i] = (tokens[i] as number) - 1;
+      }
+      if (run.strategy === 'overtaken') {
+        // Only when the last 3 answers this process got were to attempts sent after this one: later attempts got
+        // through while it waits, so it is not a queue's turn it is waiting for (a queue serves in turn).
+        let overtaken = true;
+        for (let k = 0; k < 3; k++)
+          if (!((answeredSent[i * 3 + k] as number) > (firstSent[client] as number))) overtaken = false;
+        if (!overtaken) continue;
       }
       send(client, time);
     } else if (kind === AT_SERVER) {
@@ -151,6 +165,8 @@ function simulate(run: Run) {
       latency[c] = time - (callStart[c] as number);
       const i = callInstance[c] as number;
       ring[i * 100 + ((seen[i] as number) % 100)] = time - (attemptSent[client] as number);
+      answeredSent[i * 3 + ((answers[i] as number) % 3)] = attemptSent[client] as number;
+      answers[i] = (answers[i] as number) + 1;
       seen[i] = (seen[i] as number) + 1;
       for (const k of [0, 1]) {
         const other = attemptsOf[2 * c + k] as number;
@@ -181,7 +197,7 @@ for (const slowdown of [false, true]) {
   for (const instances of [1, 10, 100, 1_000, 10_000]) {
     const load = slowdown ? 0.5 : 0.4;
     const base = simulate({ instances, load, slowdown, strategy: 'none', fixedMs, seed: 7 });
-    for (const strategy of ['none', 'fixed', 'p95-capped', 'fixed-capped'] as const) {
+    for (const strategy of ['none', 'fixed', 'p95-capped', 'fixed-capped', 'overtaken'] as const) {
       const r = strategy === 'none' ? base : simulate({ instances, load, slowdown, strategy, fixedMs, seed: 7 });
       console.log(
         `${(slowdown ? 'slowdown' : 'tail').padEnd(9)} ${String(instances).padStart(9)}  ${strategy.padEnd(13)} ${r.p50.toFixed(0).padStart(6)} ${r.p99.toFixed(0).padStart(7)} ${r.p999.toFixed(0).padStart(9)} ${`${(100 * r.extra).toFixed(1)}%`.padStart(11)} ${`${(100 * r.wasted).toFixed(1)}%`.padStart(7)} ${`${(base.p99 / r.p99).toFixed(1)}x`.padStart(9)} ${`${(base.p999 / r.p999).toFixed(1)}x`.padStart(10)}`,
