@@ -38,8 +38,8 @@ export interface RetryBudgetOptions {
    * twice that, as a server's Retry-After is (the spread at most `capMs`), or its own backoff if that is longer, so
    * that the calls held come back spread out, and the fewer the longer it goes on; a held retry that finds the
    * dependency queueing as it is about to start is refused. A hold is cut so that its sleep ends by half the time left
-   * before the call's deadline, and none is taken for a trouble older than the time left (the retry sleeps its own
-   * backoff); one over its `maxRetryAfterMs` ends the call (`'budget'`). While some of those
+   * before the call's deadline, and none is taken for a trouble older than the time left (the retry sleeps as
+   * unheld: its backoff, or the server's wait); one taken over its `maxRetryAfterMs` ends the call (`'budget'`). While some of those
    * attempts are also slow, the dependency queues and sheds: the retry is refused, not held.
    * A number in (0, 1]. Default `0.85`.
    */
@@ -427,7 +427,7 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   queue that forms as it ends. A hold never shortens the retry's own backoff; it is cut so that its sleep ends by
  *   half the time left before the call's deadline, leaving the attempt the other half. A trouble that has lasted
  *   longer than the call has left is not held for (the call cannot wait it out, and calls held cut short through a
- *   long outage would all be waiting as it ends): the retry sleeps its own backoff. A hold longer than its
+ *   long outage would all be waiting as it ends): the retry sleeps as unheld. A hold taken longer than its
  *   `maxRetryAfterMs` ends the call with `'budget'`. A window with no attempt at all forgets the trouble.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a
  * dependency that fails some of its requests while it has room keeps what retrying is for. First attempts are never

@@ -590,7 +590,6 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     const plain = await run(undefined);
     const budgeted = await run(createRetryBudget());
     expect(plain).toBeGreaterThan(0);
-    console.log('DBG', plain, budgeted);
     expect(budgeted).toBeGreaterThanOrEqual(plain);
   });
 
