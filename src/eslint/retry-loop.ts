@@ -1560,6 +1560,10 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
             if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx)) return undefined;
             const chain: Node[] = [];
             for (let c = parentOf.get(t); c && c !== fn; c = parentOf.get(c)) chain.unshift(c);
+            // `if (this.transports.length > 1) { this.transports.shift(); return this._open(); }`: the handler
+            // falls back to the next transport or host of a list, a different call each time (engine.io-client).
+            const path = [fn, ...chain].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
+            if (walksList(path, keys)) return undefined;
             return openShape(t, fn, chain, byRetry, ctx);
           }
           next.push(t);

@@ -930,4 +930,24 @@ class Recovery {
   }
 }`,
   },
+  {
+    name: 'not a retry: an error handler that shifts a list of transports and opens the next one (engine.io-client)',
+    finds: [],
+    code: `
+class Socket {
+  _open() {
+    const transport = this.createTransport(this.transports[0]);
+    transport.open();
+    transport.on('error', (err) => this._onError(err));
+  }
+  _onError(err) {
+    if (this.opts.tryAllTransports && this.transports.length > 1 && this.readyState === 'opening') {
+      this.transports.shift();
+      return this._open();
+    }
+    this.emit('error', err);
+    this._onClose('transport error', err);
+  }
+}`,
+  },
 ];
