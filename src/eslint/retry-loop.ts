@@ -487,7 +487,15 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     (t.type === 'BinaryExpression' &&
       (t.left as Node).type === 'UnaryExpression' &&
       (t.left as Node).operator === 'typeof');
-  if (tests(nodes).some((t) => !bare(t) && !normalises(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)))) {
+  // `switch (code) { case 1000: ...; case 4004: ... }`: the cases compare the error's value, so a bare discriminant
+  // is a look at why it failed (a close code, @discordjs/ws), where a bare `if (err)` is not.
+  const compared = (t: Node): boolean =>
+    t.parent?.type === 'SwitchStatement' && (t.parent.cases as Node[]).some((c) => c.test !== null);
+  if (
+    tests(nodes).some(
+      (t) => (compared(t) || !bare(t)) && !normalises(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)),
+    )
+  ) {
     return true;
   }
   return nodes.some((n) => {

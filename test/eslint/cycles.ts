@@ -950,4 +950,36 @@ class Socket {
   }
 }`,
   },
+  {
+    name: 'cycle: a close code checked with switch is a check: fatal codes end it, others reconnect (@discordjs/ws)',
+    finds: ['require-jitter', 'require-retry-limit'],
+    code: `
+class Shard {
+  async internalConnect() { // <-
+    const connection = new WebSocket(this.url);
+    connection.onclose = (event) => {
+      void this.onClose(event.code);
+    };
+    this.connection = connection;
+  }
+  async destroy(options = {}) {
+    if (this.connection) this.connection.close(options.code);
+    if (options.recover !== undefined) {
+      await sleep(500);
+      return this.internalConnect();
+    }
+  }
+  async onClose(code) {
+    switch (code) {
+      case 1000:
+        return this.destroy({ code, recover: 0 });
+      case 4004:
+        this.emit('error', new Error('Authentication failed'));
+        return this.destroy({ code });
+      default:
+        return this.destroy({ code, recover: 1 });
+    }
+  }
+}`,
+  },
 ];
