@@ -436,10 +436,16 @@ function limitedBy(loopTests: readonly Node[], nodes: readonly Node[], names: Re
  * `assertAttempts(n, max, err)`: a local helper handed a counter, that compares its parameter and throws, is the
  * loop's limit kept elsewhere.
  */
-function helperLimits(nodes: readonly Node[], names: ReadonlySet<string>, ctx: Context): boolean {
+function helperLimits(
+  nodes: readonly Node[],
+  names: ReadonlySet<string>,
+  ctx: Context,
+  errorNames: ReadonlySet<string> = new Set(),
+): boolean {
   return nodes.some((n) => {
     if (n.type !== 'CallExpression' || (n.callee as Node).type !== 'Identifier') return false;
     const args = n.arguments as Node[];
+    const handedError = args.some((a) => mentions(a, ctx.keys, (m) => errorNames.has(refKey(m) ?? '')));
     return ctx.resolve((n.callee as Node).name as string, n).some((f) => {
       if (!FUNCTIONS.has(f.type)) return false;
       const params = new Set(
@@ -450,10 +456,23 @@ function helperLimits(nodes: readonly Node[], names: ReadonlySet<string>, ctx: C
         }),
       );
       const body = owned(f.body as Node, ctx.keys, { skipLoops: false, skipCallbacks: true });
-      return (
+      if (
         params.size > 0 &&
         body.some((b) => b.type === 'ThrowStatement') &&
         tests(body).some((t) => bounds(t, params, ctx.keys))
+      ) {
+        return true;
+      }
+      // `if (!retryAttempts || retries >= retryAttempts) throw err` in the helper the catch hands the error to
+      // (graphql-ws's `shouldRetryConnectOrThrow(err)`): a count kept in the closure, compared with a limit, thrown.
+      return (
+        handedError &&
+        body.some(
+          (b) =>
+            b.type === 'IfStatement' &&
+            completions(b.consequent as Node, true).has('throw') &&
+            compares(b.test as Node, new Set(), ctx.keys),
+        )
       );
     });
   });
@@ -794,7 +813,7 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
     ),
     limited:
       limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys) ||
-      helperLimits([...direct, ...paths.extra], names, ctx),
+      helperLimits([...direct, ...paths.extra], names, ctx, paths.errorNames),
     ...errorCheck([loop, ...shapeNodes], paths.errorNames, ctx),
   };
 }

@@ -982,4 +982,46 @@ class Shard {
   }
 }`,
   },
+  {
+    name: 'loop: the limit lives in the helper the catch hands the error to, which throws past retryAttempts (graphql-ws)',
+    finds: [],
+    code: `
+export function createClient(options) {
+  const { retryAttempts = 5, retryWait = randomisedExponentialBackoff, shouldRetry = isLikeCloseEvent } = options;
+  let retries = 0;
+  let retrying = false;
+  async function connect() {
+    if (retrying) {
+      await retryWait(retries);
+      retries++;
+    }
+    const socket = new WebSocket(options.url);
+    return await opened(socket);
+  }
+  function shouldRetryConnectOrThrow(errOrCloseEvent) {
+    if (isFatalCloseCode(errOrCloseEvent.code)) throw errOrCloseEvent;
+    if (!retryAttempts || retries >= retryAttempts) throw errOrCloseEvent;
+    if (!shouldRetry(errOrCloseEvent)) throw errOrCloseEvent;
+    return (retrying = true);
+  }
+  return {
+    subscribe(payload, sink) {
+      (async () => {
+        for (;;) {
+          try {
+            const socket = await connect();
+            await socket.done;
+            return;
+          } catch (errOrCloseEvent) {
+            if (!shouldRetryConnectOrThrow(errOrCloseEvent)) return;
+          }
+        }
+      })().catch(sink.error);
+    },
+  };
+}
+async function randomisedExponentialBackoff(retries) {
+  await new Promise((resolve) => setTimeout(resolve, 2 ** retries * 1000 + Math.floor(Math.random() * 2700 + 300)));
+}`,
+  },
 ];
