@@ -436,10 +436,16 @@ function limitedBy(loopTests: readonly Node[], nodes: readonly Node[], names: Re
  * `assertAttempts(n, max, err)`: a local helper handed a counter, that compares its parameter and throws, is the
  * loop's limit kept elsewhere.
  */
-function helperLimits(nodes: readonly Node[], names: ReadonlySet<string>, ctx: Context): boolean {
+function helperLimits(
+  nodes: readonly Node[],
+  names: ReadonlySet<string>,
+  ctx: Context,
+  errorNames: ReadonlySet<string> = new Set(),
+): boolean {
   return nodes.some((n) => {
     if (n.type !== 'CallExpression' || (n.callee as Node).type !== 'Identifier') return false;
     const args = n.arguments as Node[];
+    const handedError = args.some((a) => mentions(a, ctx.keys, (m) => errorNames.has(refKey(m) ?? '')));
     return ctx.resolve((n.callee as Node).name as string, n).some((f) => {
       if (!FUNCTIONS.has(f.type)) return false;
       const params = new Set(
@@ -450,10 +456,23 @@ function helperLimits(nodes: readonly Node[], names: ReadonlySet<string>, ctx: C
         }),
       );
       const body = owned(f.body as Node, ctx.keys, { skipLoops: false, skipCallbacks: true });
-      return (
+      if (
         params.size > 0 &&
         body.some((b) => b.type === 'ThrowStatement') &&
         tests(body).some((t) => bounds(t, params, ctx.keys))
+      ) {
+        return true;
+      }
+      // `if (!retryAttempts || retries >= retryAttempts) throw err` in the helper the catch hands the error to
+      // (graphql-ws's `shouldRetryConnectOrThrow(err)`): a count kept in the closure, compared with a limit, thrown.
+      return (
+        handedError &&
+        body.some(
+          (b) =>
+            b.type === 'IfStatement' &&
+            completions(b.consequent as Node, true).has('throw') &&
+            compares(b.test as Node, new Set(), ctx.keys),
+        )
       );
     });
   });
@@ -487,7 +506,15 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     (t.type === 'BinaryExpression' &&
       (t.left as Node).type === 'UnaryExpression' &&
       (t.left as Node).operator === 'typeof');
-  if (tests(nodes).some((t) => !bare(t) && !normalises(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)))) {
+  // `switch (code) { case 1000: ...; case 4004: ... }`: the cases compare the error's value, so a bare discriminant
+  // is a look at why it failed (a close code, @discordjs/ws), where a bare `if (err)` is not.
+  const compared = (t: Node): boolean =>
+    t.parent?.type === 'SwitchStatement' && (t.parent.cases as Node[]).some((c) => c.test !== null);
+  if (
+    tests(nodes).some(
+      (t) => (compared(t) || !bare(t)) && !normalises(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)),
+    )
+  ) {
     return true;
   }
   return nodes.some((n) => {
@@ -786,7 +813,7 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
     ),
     limited:
       limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys) ||
-      helperLimits([...direct, ...paths.extra], names, ctx),
+      helperLimits([...direct, ...paths.extra], names, ctx, paths.errorNames),
     ...errorCheck([loop, ...shapeNodes], paths.errorNames, ctx),
   };
 }
@@ -1560,6 +1587,10 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
             if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx)) return undefined;
             const chain: Node[] = [];
             for (let c = parentOf.get(t); c && c !== fn; c = parentOf.get(c)) chain.unshift(c);
+            // `if (this.transports.length > 1) { this.transports.shift(); return this._open(); }`: the handler
+            // falls back to the next transport or host of a list, a different call each time (engine.io-client).
+            const path = [fn, ...chain].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
+            if (walksList(path, keys)) return undefined;
             return openShape(t, fn, chain, byRetry, ctx);
           }
           next.push(t);

@@ -930,4 +930,98 @@ class Recovery {
   }
 }`,
   },
+  {
+    name: 'not a retry: an error handler that shifts a list of transports and opens the next one (engine.io-client)',
+    finds: [],
+    code: `
+class Socket {
+  _open() {
+    const transport = this.createTransport(this.transports[0]);
+    transport.open();
+    transport.on('error', (err) => this._onError(err));
+  }
+  _onError(err) {
+    if (this.opts.tryAllTransports && this.transports.length > 1 && this.readyState === 'opening') {
+      this.transports.shift();
+      return this._open();
+    }
+    this.emit('error', err);
+    this._onClose('transport error', err);
+  }
+}`,
+  },
+  {
+    name: 'cycle: a close code checked with switch is a check: fatal codes end it, others reconnect (@discordjs/ws)',
+    finds: ['require-jitter', 'require-retry-limit'],
+    code: `
+class Shard {
+  async internalConnect() { // <-
+    const connection = new WebSocket(this.url);
+    connection.onclose = (event) => {
+      void this.onClose(event.code);
+    };
+    this.connection = connection;
+  }
+  async destroy(options = {}) {
+    if (this.connection) this.connection.close(options.code);
+    if (options.recover !== undefined) {
+      await sleep(500);
+      return this.internalConnect();
+    }
+  }
+  async onClose(code) {
+    switch (code) {
+      case 1000:
+        return this.destroy({ code, recover: 0 });
+      case 4004:
+        this.emit('error', new Error('Authentication failed'));
+        return this.destroy({ code });
+      default:
+        return this.destroy({ code, recover: 1 });
+    }
+  }
+}`,
+  },
+  {
+    name: 'loop: the limit lives in the helper the catch hands the error to, which throws past retryAttempts (graphql-ws)',
+    finds: [],
+    code: `
+export function createClient(options) {
+  const { retryAttempts = 5, retryWait = randomisedExponentialBackoff, shouldRetry = isLikeCloseEvent } = options;
+  let retries = 0;
+  let retrying = false;
+  async function connect() {
+    if (retrying) {
+      await retryWait(retries);
+      retries++;
+    }
+    const socket = new WebSocket(options.url);
+    return await opened(socket);
+  }
+  function shouldRetryConnectOrThrow(errOrCloseEvent) {
+    if (isFatalCloseCode(errOrCloseEvent.code)) throw errOrCloseEvent;
+    if (!retryAttempts || retries >= retryAttempts) throw errOrCloseEvent;
+    if (!shouldRetry(errOrCloseEvent)) throw errOrCloseEvent;
+    return (retrying = true);
+  }
+  return {
+    subscribe(payload, sink) {
+      (async () => {
+        for (;;) {
+          try {
+            const socket = await connect();
+            await socket.done;
+            return;
+          } catch (errOrCloseEvent) {
+            if (!shouldRetryConnectOrThrow(errOrCloseEvent)) return;
+          }
+        }
+      })().catch(sink.error);
+    },
+  };
+}
+async function randomisedExponentialBackoff(retries) {
+  await new Promise((resolve) => setTimeout(resolve, 2 ** retries * 1000 + Math.floor(Math.random() * 2700 + 300)));
+}`,
+  },
 ];
