@@ -19,6 +19,8 @@
  *   that grows with the fleet: 10,000 processes with a full bucket add 10,000 hedges at once at most).
  * - `fixed-capped`: the fixed delay, with the same 5% token cap (what a process with too few answers to estimate a
  *   percentile can still do).
+ * - `overtaken`: the fixed delay, only when the process's last 3 answers were to attempts sent after this one.
+ * - `coin`: the fixed delay, for 1 in 20 of the calls that cross it, drawn at random: a bound with no state.
  *
  * Troubles: `tail` (healthy, load 0.4: the tail alone) and `slowdown` (the workers slowed 3.3x for 10 s at load 0.5,
  * so the server is overloaded while it lasts: every call crosses the hedge delay).
@@ -31,7 +33,7 @@ interface Run {
   readonly instances: number;
   readonly load: number;
   readonly slowdown: boolean;
-  readonly strategy: 'none' | 'fixed' | 'p95-capped' | 'fixed-capped' | 'overtaken';
+  readonly strategy: 'none' | 'fixed' | 'p95-capped' | 'fixed-capped' | 'overtaken' | 'coin';
   readonly fixedMs: number;
   readonly seed: number;
 }
@@ -127,8 +129,7 @@ function simulate(run: Run) {
       send(client, time);
       let delay = Number.POSITIVE_INFINITY;
       firstSent[client] = time;
-      if (run.strategy === 'fixed' || run.strategy === 'fixed-capped' || run.strategy === 'overtaken')
-        delay = run.fixedMs;
+      if (run.strategy !== 'none' && run.strategy !== 'p95-capped') delay = run.fixedMs;
       else if (run.strategy === 'p95-capped' && (seen[i] as number) >= 20) delay = p95(i);
       if (delay < Number.POSITIVE_INFINITY) q.push(time + delay, client, HEDGE);
     } else if (kind === HEDGE) {
@@ -138,6 +139,7 @@ function simulate(run: Run) {
         if ((tokens[i] as number) < 1) continue;
         tokens[i] = (tokens[i] as number) - 1;
       }
+      if (run.strategy === 'coin' && !(rng.next() < 0.05)) continue; // stateless: 1 in 20 of the calls crossing
       if (run.strategy === 'overtaken') {
         // Only when the last 3 answers this process got were to attempts sent after this one: later attempts got
         // through while it waits, so it is not a queue's turn it is waiting for (a queue serves in turn).
@@ -197,7 +199,7 @@ for (const slowdown of [false, true]) {
   for (const instances of [1, 10, 100, 1_000, 10_000]) {
     const load = slowdown ? 0.5 : 0.4;
     const base = simulate({ instances, load, slowdown, strategy: 'none', fixedMs, seed: 7 });
-    for (const strategy of ['none', 'fixed', 'p95-capped', 'fixed-capped', 'overtaken'] as const) {
+    for (const strategy of ['none', 'fixed', 'p95-capped', 'fixed-capped', 'overtaken', 'coin'] as const) {
       const r = strategy === 'none' ? base : simulate({ instances, load, slowdown, strategy, fixedMs, seed: 7 });
       console.log(
         `${(slowdown ? 'slowdown' : 'tail').padEnd(9)} ${String(instances).padStart(9)}  ${strategy.padEnd(13)} ${r.p50.toFixed(0).padStart(6)} ${r.p99.toFixed(0).padStart(7)} ${r.p999.toFixed(0).padStart(9)} ${`${(100 * r.extra).toFixed(1)}%`.padStart(11)} ${`${(100 * r.wasted).toFixed(1)}%`.padStart(7)} ${`${(base.p99 / r.p99).toFixed(1)}x`.padStart(9)} ${`${(base.p999 / r.p999).toFixed(1)}x`.padStart(10)}`,
