@@ -109,6 +109,22 @@ const isWaitCall = (node: Node): boolean =>
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
 
+/** `x.ok` (through `?.` and `!`), the flag a response or a result says success by. */
+const isOkRead = (node: Node): boolean => {
+  const n = unchained(node);
+  return n.type === 'MemberExpression' && !n.computed && (n.property as Node).name === 'ok';
+};
+
+/** `res.ok === false`, `true != res.ok`: the `.ok` read compared with a boolean, and whether it asks for true. */
+function okComparison(test: Node): { read: Node; asksTrue: boolean } | undefined {
+  if (test.type !== 'BinaryExpression' || !['===', '==', '!==', '!='].includes(test.operator as string)) return;
+  const isBool = (n: Node) => n.type === 'Literal' && typeof n.value === 'boolean';
+  const [read, literal] = isBool(test.right as Node) ? [test.left, test.right] : [test.right, test.left];
+  if (!isBool(literal as Node) || !isOkRead(read as Node)) return;
+  const equal = test.operator === '===' || test.operator === '==';
+  return { read: read as Node, asksTrue: (literal as Node).value === equal };
+}
+
 /** Success or failure, as a status test says: `res.ok` is success, `res.status >= 500` failure; else undefined. */
 export function statusPolarity(node: Node): 'success' | 'failure' | undefined {
   const test = unchained(node);
@@ -116,7 +132,10 @@ export function statusPolarity(node: Node): 'success' | 'failure' | undefined {
     const inner = statusPolarity(test.argument as Node);
     return inner === undefined ? undefined : inner === 'success' ? 'failure' : 'success';
   }
-  if (test.type === 'MemberExpression' && !test.computed && (test.property as Node).name === 'ok') return 'success';
+  if (isOkRead(test)) return 'success';
+  // `res.ok === false`, `res.ok !== true`: the `!res.ok` twins (review-adv4 F6: they were not read at all).
+  const compared = okComparison(test);
+  if (compared) return compared.asksTrue ? 'success' : 'failure';
   if (test.type === 'LogicalExpression') {
     const left = statusPolarity(test.left as Node);
     const right = statusPolarity(test.right as Node);
@@ -461,7 +480,8 @@ function helperLimits(nodes: readonly Node[], names: ReadonlySet<string>, ctx: C
 
 /**
  * {@link checksError}, and for a retry that does not check, whether it tells failure by `ok` alone: a status test
- * ({@link statusPolarity}) that names no status code reads `.ok`.
+ * ({@link statusPolarity}) that names no status code reads `.ok`, and it decides the failure path
+ * ({@link decidesByOk}).
  */
 function errorCheck(
   nodes: readonly Node[],
@@ -469,9 +489,47 @@ function errorCheck(
   ctx: Context,
 ): Pick<RetryShape, 'checksError' | 'readsOk'> {
   if (checksError(nodes, errorNames, ctx)) return { checksError: true };
-  return tests(nodes).some((t) => statusPolarity(t) !== undefined)
+  return tests(nodes).some((t) => statusPolarity(t) !== undefined && decidesByOk(t, ctx))
     ? { checksError: false, readsOk: true }
     : { checksError: false };
+}
+
+/**
+ * A `.ok` test that tells the attempt's failure (review-adv4 F5: `if (config.ok) log()` in a catch, or
+ * `metrics.ok && metrics.count()`, were worded as if `.ok` were the check): a loop's test, or an `if` with a branch that
+ * returns, breaks, continues or throws, and an `.ok` in it read on what a call gave (`res` of `res = await fetch()`,
+ * `(await f()).ok`).
+ */
+function decidesByOk(test: Node, ctx: Context): boolean {
+  const at = test.parent;
+  const decides =
+    (LOOPS.has(at?.type as string) && at?.test === test) ||
+    (at?.type === 'IfStatement' &&
+      at.test === test &&
+      [at.consequent, at.alternate].some((b) => [...completions(b as Node | null, true)].some((c) => c !== 'normal')));
+  return decides && okReads(test).some((read) => producedByCall(unchained(read).object as Node, ctx));
+}
+
+/** The `.ok` reads a status test ({@link statusPolarity}) goes by. */
+function okReads(node: Node): Node[] {
+  const test = unchained(node);
+  if (test.type === 'UnaryExpression' && test.operator === '!') return okReads(test.argument as Node);
+  if (test.type === 'LogicalExpression') return [...okReads(test.left as Node), ...okReads(test.right as Node)];
+  if (isOkRead(test)) return [test];
+  const compared = okComparison(test);
+  return compared ? [compared.read] : [];
+}
+
+/** A call's result (`await fetch(url)`), or a variable given one (`resp` of `resp.data.ok` too). */
+function producedByCall(node: Node, ctx: Context, seen = new Set<Node>()): boolean {
+  let n = unchained(node);
+  while (n.type === 'AwaitExpression') n = unchained(n.argument as Node);
+  if (n.type === 'CallExpression') return true;
+  while (n.type === 'MemberExpression') n = unchained(n.object as Node);
+  // `node = node.next`: each value is looked at once.
+  if (n.type !== 'Identifier' || seen.has(n)) return false;
+  seen.add(n);
+  return ctx.resolve(n.name as string, n).some((v) => producedByCall(v, ctx, seen));
 }
 
 /** Whether the failure path looks at the error (`err` in a condition, or passed to a classifier) or a status code. */
