@@ -45,9 +45,11 @@ export interface RetryShape {
   readonly checksError: boolean;
   /**
    * The failure is told by a response's `ok` alone (`if (res.ok) return res`, `if (!res?.ok) continue`): the retry
-   * looks at the response, but only at whether it failed. Set only when {@link checksError} is false, for the report.
+   * looks at the response, but only at whether it failed. Set only when {@link checksError} is false, for the report:
+   * `response` when the `ok` is a fetch Response's (from a `fetch` call, or read with its status or body), `call` when
+   * it may be any result's (`{ ok, value }`).
    */
-  readonly readsOk?: true;
+  readonly readsOk?: 'response' | 'call';
   /**
    * What was accepted by its name only, its code out of reach (an import, another file): `pastDeadline() as a limit`,
    * `backoff() as a wait`. The reports say so.
@@ -481,7 +483,7 @@ function helperLimits(nodes: readonly Node[], names: ReadonlySet<string>, ctx: C
 /**
  * {@link checksError}, and for a retry that does not check, whether it tells failure by `ok` alone: a status test
  * ({@link statusPolarity}) that names no status code reads `.ok`, and it decides the failure path
- * ({@link decidesByOk}).
+ * ({@link decidingOkReads}); a Response's `ok` or any result's.
  */
 function errorCheck(
   nodes: readonly Node[],
@@ -489,25 +491,51 @@ function errorCheck(
   ctx: Context,
 ): Pick<RetryShape, 'checksError' | 'readsOk'> {
   if (checksError(nodes, errorNames, ctx)) return { checksError: true };
-  return tests(nodes).some((t) => statusPolarity(t) !== undefined && decidesByOk(t, ctx))
-    ? { checksError: false, readsOk: true }
-    : { checksError: false };
+  const reads = tests(nodes).flatMap((t) => (statusPolarity(t) === undefined ? [] : decidingOkReads(t, ctx)));
+  if (reads.length === 0) return { checksError: false };
+  const response = reads.some(
+    ({ read, calls }) =>
+      calls.some((c) => mentions(c, ctx.keys, (n) => n.type === 'CallExpression' && /fetch/i.test(callName(n)))) ||
+      readsResponseField(unchained(read).object as Node, nodes),
+  );
+  return { checksError: false, readsOk: response ? 'response' : 'call' };
+}
+
+/** A Response's own fields: `res.status`, `res.headers`, `res.json()` read beside `res.ok` say it is one. */
+const RESPONSE_FIELDS = new Set(['status', 'statusText', 'headers', 'json', 'text', 'blob', 'arrayBuffer', 'body']);
+
+function readsResponseField(object: Node, nodes: readonly Node[]): boolean {
+  const key = refKey(unchained(object));
+  return (
+    key !== undefined &&
+    nodes.some(
+      (n) =>
+        n.type === 'MemberExpression' &&
+        !n.computed &&
+        RESPONSE_FIELDS.has((n.property as Node).name as string) &&
+        refKey(unchained(n.object as Node)) === key,
+    )
+  );
 }
 
 /**
- * A `.ok` test that tells the attempt's failure (review-adv4 F5: `if (config.ok) log()` in a catch, or
- * `metrics.ok && metrics.count()`, were worded as if `.ok` were the check): a loop's test, or an `if` with a branch that
- * returns, breaks, continues or throws, and an `.ok` in it read on what a call gave (`res` of `res = await fetch()`,
- * `(await f()).ok`).
+ * The `.ok` reads of a test that tells the attempt's failure, each with the calls that gave its object (review-adv4
+ * F5: `if (config.ok) log()` in a catch, or `metrics.ok && metrics.count()`, were worded as if `.ok` were the check):
+ * a loop's test, or an `if` with a branch that returns, breaks, continues or throws, and an `.ok` in it read on what a
+ * call gave (`res` of `res = await fetch()`, `(await f()).ok`).
  */
-function decidesByOk(test: Node, ctx: Context): boolean {
+function decidingOkReads(test: Node, ctx: Context): { read: Node; calls: Node[] }[] {
   const at = test.parent;
   const decides =
     (LOOPS.has(at?.type as string) && at?.test === test) ||
     (at?.type === 'IfStatement' &&
       at.test === test &&
       [at.consequent, at.alternate].some((b) => [...completions(b as Node | null, true)].some((c) => c !== 'normal')));
-  return decides && okReads(test).some((read) => producedByCall(unchained(read).object as Node, ctx));
+  if (!decides) return [];
+  return okReads(test).flatMap((read) => {
+    const calls = producingCalls(unchained(read).object as Node, ctx);
+    return calls.length > 0 ? [{ read, calls }] : [];
+  });
 }
 
 /** The `.ok` reads a status test ({@link statusPolarity}) goes by. */
@@ -520,16 +548,16 @@ function okReads(node: Node): Node[] {
   return compared ? [compared.read] : [];
 }
 
-/** A call's result (`await fetch(url)`), or a variable given one (`resp` of `resp.data.ok` too). */
-function producedByCall(node: Node, ctx: Context, seen = new Set<Node>()): boolean {
+/** The calls whose result `node` is (`await fetch(url)`), or a variable is given (`resp` of `resp.data.ok` too). */
+function producingCalls(node: Node, ctx: Context, seen = new Set<Node>()): Node[] {
   let n = unchained(node);
   while (n.type === 'AwaitExpression') n = unchained(n.argument as Node);
-  if (n.type === 'CallExpression') return true;
+  if (n.type === 'CallExpression') return [n];
   while (n.type === 'MemberExpression') n = unchained(n.object as Node);
   // `node = node.next`: each value is looked at once.
-  if (n.type !== 'Identifier' || seen.has(n)) return false;
+  if (n.type !== 'Identifier' || seen.has(n)) return [];
   seen.add(n);
-  return ctx.resolve(n.name as string, n).some((v) => producedByCall(v, ctx, seen));
+  return ctx.resolve(n.name as string, n).flatMap((v) => producingCalls(v, ctx, seen));
 }
 
 /** Whether the failure path looks at the error (`err` in a condition, or passed to a classifier) or a status code. */

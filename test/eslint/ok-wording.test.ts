@@ -1,6 +1,7 @@
 /**
  * require-transient-check's `.ok` wording (review-adv4 F5, F6): ".ok says whether ... failed" only when an `.ok` test
- * decides the attempt's failure path, on what the attempt's call gave; else the "without looking" wording.
+ * decides the attempt's failure path, on what the attempt's call gave; else the "without looking" wording. "a response"
+ * when a `fetch` gave it or its status or body is read, "the call" for any other result's `ok`.
  */
 import { Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -19,13 +20,15 @@ function transientCheck(code: string): string[] {
   expect(messages.filter((m) => m.fatal)).toEqual([]);
   return messages.map((m) => m.message);
 }
-const OK = /: \.ok says whether (a response|the call) failed, not whether the failure is transient,/;
+const RESPONSE = ': .ok says whether a response failed, not whether the failure is transient,';
+const CALL = ': .ok says whether the call failed, not whether the failure is transient,';
 const NO_LOOK = / without looking at the error or the status,/;
 
 describe('require-transient-check: the `.ok` wording', () => {
   it.each([
     [
       'a loop test on the response',
+      RESPONSE,
       `let res = await fetch(url);
   while (!res.ok) {
     await sleep(100 * Math.random());
@@ -34,7 +37,8 @@ describe('require-transient-check: the `.ok` wording', () => {
   return res;`,
     ],
     [
-      'an `.ok` deep in what the call gave',
+      'an `.ok` in the body a client gave (not a Response: no fetch, no status read)',
+      CALL,
       `for (let i = 0; i < 5; i++) {
     const resp = await client.get(url);
     if (resp.data?.ok === true) return resp;
@@ -43,15 +47,38 @@ describe('require-transient-check: the `.ok` wording', () => {
     ],
     [
       'the awaited call itself',
+      CALL,
       `for (let i = 0; i < 5; i++) {
     if ((await ping(url)).ok) return;
     await sleep(100 * Math.random());
   }`,
     ],
-  ])('%s: the .ok wording', (_, body) => {
+    [
+      'a `{ ok, value }` result',
+      CALL,
+      `for (let i = 0; i < 5; i++) {
+    const result = await attempt(url);
+    if (result.ok === true) return result.value;
+    await sleep(100 * Math.random());
+  }`,
+    ],
+    [
+      'a response by its status read (no fetch named)',
+      RESPONSE,
+      `for (let i = 0; i < 5; i++) {
+    const res = await client.send(url);
+    if (!res.ok) {
+      log('HTTP ' + res.status);
+      await sleep(100 * Math.random());
+      continue;
+    }
+    return res;
+  }`,
+    ],
+  ])('%s: the .ok wording', (_, words, body) => {
     const messages = transientCheck(`export async function f(url, client) {\n  ${body}\n}`);
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatch(OK);
+    expect(messages[0]).toContain(words);
   });
 
   it.each([
