@@ -60,8 +60,8 @@ Commands:
 Exit codes: 0 done, 2 a bad command line (no command is one); each command's own in its --help.
 `;
 
-/** The commands {@link COMMANDS_USAGE} lists, for an unknown one's "did you mean". */
-const COMMANDS = ['simulate', 'audit'] as const;
+/** The commands {@link COMMANDS_USAGE} lists, help among them, for an unknown one's "did you mean". */
+const COMMANDS = ['simulate', 'audit', 'help'] as const;
 
 /** `herdless simulate --help`: the simulator's flags. */
 export const USAGE = `Usage: herdless simulate [flags]
@@ -294,7 +294,8 @@ function runOrExplain(args: readonly string[], io: Io): number {
       return 1;
     }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      const help = args.includes('simulate') ? 'herdless simulate --help' : 'herdless --help';
+      // `herdless help simulate extra` is help's bad command line, not simulate's.
+      const help = args[0] !== 'help' && args.includes('simulate') ? 'herdless simulate --help' : 'herdless --help';
       io.err(`herdless: ${usageMessage(error as Error, Object.keys(OPTIONS))} (see ${help})\n`);
       return 2;
     }
@@ -412,8 +413,21 @@ function checkFlags(args: string[]): void {
 function unknownCommand(positionals: readonly string[]): UsageError {
   const guess = positionals.length === 1 ? nearest(positionals[0] as string, COMMANDS) : undefined;
   return new UsageError(
-    `unknown command '${positionals.join(' ')}'${guess ? ` (did you mean ${guess}?)` : ''}: the commands are simulate and audit`,
+    `unknown command '${positionals.join(' ')}'${guess ? ` (did you mean ${guess}?)` : ''}: the commands are simulate, audit and help`,
   );
+}
+
+/**
+ * `herdless help [command]`, as git and npm have it: the usage of `command` (`help help` and no command: the commands'
+ * usage). `--help` asks the same, its topic from the positionals (so `--help audit` is `help audit`).
+ */
+function helpFor(topic: readonly string[]): string {
+  const [command, extra] = topic;
+  if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) throw unknownCommand([command]);
+  if (extra !== undefined) {
+    throw new UsageError(`unexpected argument '${extra}' after help ${command}: help takes one command`);
+  }
+  return command === 'simulate' ? USAGE : command === 'audit' ? AUDIT_USAGE : COMMANDS_USAGE;
 }
 
 function run(args: readonly string[], io: Io): number {
@@ -431,18 +445,18 @@ function run(args: readonly string[], io: Io): number {
     return 0;
   }
   if (values.help) {
-    io.out(positionals[0] === 'simulate' ? USAGE : COMMANDS_USAGE);
+    // --help on any command line is the help of the command it names (`herdless --help audit`, `herdless help simulate
+    // --help`): its first positional, past a leading `help`; what follows it is the command's, not help's, so unread.
+    io.out(helpFor(positionals.slice(positionals[0] === 'help' ? 1 : 0).slice(0, 1)));
     return 0;
   }
-  if (positionals[0] === 'help' && positionals.length <= 2) {
-    // `herdless help [command]`, as git and npm have it: the help asked for, on stdout.
-    const topic = positionals[1];
-    if (topic !== undefined && !(COMMANDS as readonly string[]).includes(topic)) throw unknownCommand([topic]);
-    io.out(topic === 'simulate' ? USAGE : topic === 'audit' ? AUDIT_USAGE : COMMANDS_USAGE);
+  if (positionals[0] === 'help') {
+    // The help asked for, on stdout.
+    io.out(helpFor(positionals.slice(1)));
     return 0;
   }
   if (positionals[0] !== 'simulate' || positionals.length > 1) {
-    if (positionals.length === 0) throw new UsageError('missing command: simulate or audit');
+    if (positionals.length === 0) throw new UsageError('missing command: simulate, audit or help');
     throw unknownCommand(positionals);
   }
   const scenario = values.scenario ?? 'outage';

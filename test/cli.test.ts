@@ -119,7 +119,7 @@ describe('herdless simulate', () => {
     expect(run('help', 'audt')).toMatchObject({
       code: 2,
       out: '',
-      err: "herdless: unknown command 'audt' (did you mean audit?): the commands are simulate and audit (see herdless --help)\n",
+      err: "herdless: unknown command 'audt' (did you mean audit?): the commands are simulate, audit and help (see herdless --help)\n",
     });
     expect(COMMANDS_USAGE).toMatch(/\n {2}help \[command\] +show this help, or a command's\n/);
   });
@@ -127,15 +127,15 @@ describe('herdless simulate', () => {
   it.each([
     [
       'simulat',
-      "herdless: unknown command 'simulat' (did you mean simulate?): the commands are simulate and audit (see herdless --help)\n",
+      "herdless: unknown command 'simulat' (did you mean simulate?): the commands are simulate, audit and help (see herdless --help)\n",
     ],
     [
       'audt',
-      "herdless: unknown command 'audt' (did you mean audit?): the commands are simulate and audit (see herdless --help)\n",
+      "herdless: unknown command 'audt' (did you mean audit?): the commands are simulate, audit and help (see herdless --help)\n",
     ],
     [
       'frobnicate',
-      "herdless: unknown command 'frobnicate': the commands are simulate and audit (see herdless --help)\n",
+      "herdless: unknown command 'frobnicate': the commands are simulate, audit and help (see herdless --help)\n",
     ],
   ])('an unknown command %j names the nearest one, if any, on one line', (command, message) => {
     expect(run(command)).toMatchObject({ code: 2, out: '', err: message });

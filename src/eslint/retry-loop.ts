@@ -45,9 +45,11 @@ export interface RetryShape {
   readonly checksError: boolean;
   /**
    * The failure is told by a response's `ok` alone (`if (res.ok) return res`, `if (!res?.ok) continue`): the retry
-   * looks at the response, but only at whether it failed. Set only when {@link checksError} is false, for the report.
+   * looks at the response, but only at whether it failed. Set only when {@link checksError} is false, for the report:
+   * `response` when the `ok` is a fetch Response's (from a `fetch` call, or read with its status or body), `call` when
+   * it may be any result's (`{ ok, value }`).
    */
-  readonly readsOk?: true;
+  readonly readsOk?: 'response' | 'call';
   /**
    * What was accepted by its name only, its code out of reach (an import, another file): `pastDeadline() as a limit`,
    * `backoff() as a wait`. The reports say so.
@@ -109,6 +111,22 @@ const isWaitCall = (node: Node): boolean =>
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
 
+/** `x.ok` (through `?.` and `!`), the flag a response or a result says success by. */
+const isOkRead = (node: Node): boolean => {
+  const n = unchained(node);
+  return n.type === 'MemberExpression' && !n.computed && (n.property as Node).name === 'ok';
+};
+
+/** `res.ok === false`, `true != res.ok`: the `.ok` read compared with a boolean, and whether it asks for true. */
+function okComparison(test: Node): { read: Node; asksTrue: boolean } | undefined {
+  if (test.type !== 'BinaryExpression' || !['===', '==', '!==', '!='].includes(test.operator as string)) return;
+  const isBool = (n: Node) => n.type === 'Literal' && typeof n.value === 'boolean';
+  const [read, literal] = isBool(test.right as Node) ? [test.left, test.right] : [test.right, test.left];
+  if (!isBool(literal as Node) || !isOkRead(read as Node)) return;
+  const equal = test.operator === '===' || test.operator === '==';
+  return { read: read as Node, asksTrue: (literal as Node).value === equal };
+}
+
 /** Success or failure, as a status test says: `res.ok` is success, `res.status >= 500` failure; else undefined. */
 export function statusPolarity(node: Node): 'success' | 'failure' | undefined {
   const test = unchained(node);
@@ -116,7 +134,10 @@ export function statusPolarity(node: Node): 'success' | 'failure' | undefined {
     const inner = statusPolarity(test.argument as Node);
     return inner === undefined ? undefined : inner === 'success' ? 'failure' : 'success';
   }
-  if (test.type === 'MemberExpression' && !test.computed && (test.property as Node).name === 'ok') return 'success';
+  if (isOkRead(test)) return 'success';
+  // `res.ok === false`, `res.ok !== true`: the `!res.ok` twins (review-adv4 F6: they were not read at all).
+  const compared = okComparison(test);
+  if (compared) return compared.asksTrue ? 'success' : 'failure';
   if (test.type === 'LogicalExpression') {
     const left = statusPolarity(test.left as Node);
     const right = statusPolarity(test.right as Node);
@@ -480,7 +501,8 @@ function helperLimits(
 
 /**
  * {@link checksError}, and for a retry that does not check, whether it tells failure by `ok` alone: a status test
- * ({@link statusPolarity}) that names no status code reads `.ok`.
+ * ({@link statusPolarity}) that names no status code reads `.ok`, and it decides the failure path
+ * ({@link decidingOkReads}); a Response's `ok` or any result's.
  */
 function errorCheck(
   nodes: readonly Node[],
@@ -488,9 +510,73 @@ function errorCheck(
   ctx: Context,
 ): Pick<RetryShape, 'checksError' | 'readsOk'> {
   if (checksError(nodes, errorNames, ctx)) return { checksError: true };
-  return tests(nodes).some((t) => statusPolarity(t) !== undefined)
-    ? { checksError: false, readsOk: true }
-    : { checksError: false };
+  const reads = tests(nodes).flatMap((t) => (statusPolarity(t) === undefined ? [] : decidingOkReads(t, ctx)));
+  if (reads.length === 0) return { checksError: false };
+  const response = reads.some(
+    ({ read, calls }) =>
+      calls.some((c) => mentions(c, ctx.keys, (n) => n.type === 'CallExpression' && /fetch/i.test(callName(n)))) ||
+      readsResponseField(unchained(read).object as Node, nodes),
+  );
+  return { checksError: false, readsOk: response ? 'response' : 'call' };
+}
+
+/** A Response's own fields: `res.status`, `res.headers`, `res.json()` read beside `res.ok` say it is one. */
+const RESPONSE_FIELDS = new Set(['status', 'statusText', 'headers', 'json', 'text', 'blob', 'arrayBuffer', 'body']);
+
+function readsResponseField(object: Node, nodes: readonly Node[]): boolean {
+  const key = refKey(unchained(object));
+  return (
+    key !== undefined &&
+    nodes.some(
+      (n) =>
+        n.type === 'MemberExpression' &&
+        !n.computed &&
+        RESPONSE_FIELDS.has((n.property as Node).name as string) &&
+        refKey(unchained(n.object as Node)) === key,
+    )
+  );
+}
+
+/**
+ * The `.ok` reads of a test that tells the attempt's failure, each with the calls that gave its object (review-adv4
+ * F5: `if (config.ok) log()` in a catch, or `metrics.ok && metrics.count()`, were worded as if `.ok` were the check):
+ * a loop's test, or an `if` with a branch that returns, breaks, continues or throws, and an `.ok` in it read on what a
+ * call gave (`res` of `res = await fetch()`, `(await f()).ok`).
+ */
+function decidingOkReads(test: Node, ctx: Context): { read: Node; calls: Node[] }[] {
+  const at = test.parent;
+  const decides =
+    (LOOPS.has(at?.type as string) && at?.test === test) ||
+    (at?.type === 'IfStatement' &&
+      at.test === test &&
+      [at.consequent, at.alternate].some((b) => [...completions(b as Node | null, true)].some((c) => c !== 'normal')));
+  if (!decides) return [];
+  return okReads(test).flatMap((read) => {
+    const calls = producingCalls(unchained(read).object as Node, ctx);
+    return calls.length > 0 ? [{ read, calls }] : [];
+  });
+}
+
+/** The `.ok` reads a status test ({@link statusPolarity}) goes by. */
+function okReads(node: Node): Node[] {
+  const test = unchained(node);
+  if (test.type === 'UnaryExpression' && test.operator === '!') return okReads(test.argument as Node);
+  if (test.type === 'LogicalExpression') return [...okReads(test.left as Node), ...okReads(test.right as Node)];
+  if (isOkRead(test)) return [test];
+  const compared = okComparison(test);
+  return compared ? [compared.read] : [];
+}
+
+/** The calls whose result `node` is (`await fetch(url)`), or a variable is given (`resp` of `resp.data.ok` too). */
+function producingCalls(node: Node, ctx: Context, seen = new Set<Node>()): Node[] {
+  let n = unchained(node);
+  while (n.type === 'AwaitExpression') n = unchained(n.argument as Node);
+  if (n.type === 'CallExpression') return [n];
+  while (n.type === 'MemberExpression') n = unchained(n.object as Node);
+  // `node = node.next`: each value is looked at once.
+  if (n.type !== 'Identifier' || seen.has(n)) return [];
+  seen.add(n);
+  return ctx.resolve(n.name as string, n).flatMap((v) => producingCalls(v, ctx, seen));
 }
 
 /** Whether the failure path looks at the error (`err` in a condition, or passed to a classifier) or a status code. */

@@ -143,6 +143,16 @@ describe('statusPolarity', () => {
     expect(polarity('res?.status === 429 || !res?.ok')).toBe('failure');
     expect(polarity('res?.status === 301')).toBeUndefined();
   });
+  it('reads `.ok` compared with true or false as the `ok` or `!ok` twin (review-adv4 F6)', () => {
+    expect(polarity('res.ok === false')).toBe('failure');
+    expect(polarity('res.ok !== true')).toBe('failure');
+    expect(polarity('false == res?.ok')).toBe('failure');
+    expect(polarity('res.ok === true')).toBe('success');
+    expect(polarity('true != res.ok')).toBe('failure');
+    expect(polarity('res.ok !== false')).toBe('success');
+    expect(polarity('res.ok === 1')).toBeUndefined();
+    expect(polarity('res.done === false')).toBeUndefined();
+  });
   it('says nothing of redirects, unknown values and mixed tests', () => {
     expect(polarity('res.status === 301')).toBeUndefined();
     expect(polarity('res.status < 600')).toBeUndefined();
