@@ -40,7 +40,8 @@ export async function tell({ options, svgPath, signal, io, run = runAct }: TellO
       `of an act run at once, each with its own server\nand the same arrivals:\n` +
       `  naive loop: try, wait ${seconds(s.fixedDelayMs)}, try again; no-retries: one attempt; plain: retry() with ` +
       'full jitter;\n  recommended: what the README recommends, retry() with full jitter, one createRetryBudget() ' +
-      'and the attempt\n  timeout (no breaker: judged on drawn troubles, one cost recovery and gained nothing).\n',
+      'and the attempt\n  timeout (no circuit breaker: added to the budget, it was less often safe in the ' +
+      "simulator's drawn troubles).\n",
   );
 
   /** What an act is, in a line or two. */
@@ -175,8 +176,9 @@ export async function tell({ options, svgPath, signal, io, run = runAct }: TellO
       'The columns: requests: what the server received; ampl.: requests from the trouble on, over what it can ' +
         'serve;\ngoodput: calls that succeeded; recovery: from the slowdown’s end until 95% of calls succeed ' +
         `${formatMs(5 * s.recoveryWindowMs)} in a row;\nduring: calls begun during the failure that succeeded; 503s: ` +
-        'requests the server failed; refused: by the budget;\nwasted: requests served after their client gave up; ' +
-        'behind: the work still queued when traffic ended.\n',
+        'requests the server failed; p99 ok: the time 99% of the successful calls took;\nrefused: retries the ' +
+        'budget refused; wasted: requests served after their client gave up (an attempt timed out:\nwhen its retry ' +
+        'was refused too, the two counts match); behind: the work still queued when traffic ended.\n',
     );
     for (const [index, act] of story.entries()) {
       log(actIntro(act, index + 1));

@@ -36,6 +36,9 @@ describe('a misspelt flag says which one was meant', () => {
     [['simulate', '--JSON'], 'unknown flag --JSON (did you mean --json?)'],
     [['simulate', '--retryafter', '2s'], 'unknown flag --retryafter (did you mean --retry-after?)'],
     [['--jsn'], 'herdless: unknown flag --jsn (did you mean --json?) (see herdless --help)\n'],
+    // The singular of a plural flag, 3 edits away (new-user review, issue 31).
+    [['simulate', '--strategy', 'full'], 'unknown flag --strategy (did you mean --strategies?)'],
+    [['simulate', '--cell', '5'], 'unknown flag --cell (did you mean --cells?)'],
   ])('%j', (args, message) => {
     const { code, out, err } = run(...args);
     expect(code).toBe(2);

@@ -65,7 +65,7 @@ describe("the demo's story as printed (npm run demo, with the acts answered at o
     expect(code).toBe(0);
     const firstTable = out.search(/^\s*lane\s+requests\s+ampl\./m);
     expect(firstTable).toBeGreaterThan(0);
-    for (const column of ['ampl.:', 'wasted:', 'behind:', 'refused:', 'goodput:']) {
+    for (const column of ['ampl.:', 'wasted:', 'behind:', 'refused:', 'goodput:', 'p99 ok:']) {
       expect(out.indexOf(column), column).toBeGreaterThan(-1);
       expect(out.indexOf(column), column).toBeLessThan(firstTable);
     }

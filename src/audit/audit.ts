@@ -429,9 +429,16 @@ export function usageMessage(error: Error, flags: Iterable<string> = []): string
   const unknown = /^Unknown option '([^']+)'/.exec(error.message);
   if (!unknown) return error.message.split('\n')[0] as string;
   const flag = unknown[1] as string;
-  const guess = flag.startsWith('--') ? nearest(flag.slice(2), flags) : undefined;
+  const name = flag.slice(2);
+  // Within 2 edits, or the same word in the singular (--strategy for --strategies is 3 edits away).
+  const guess = flag.startsWith('--')
+    ? (nearest(name, flags) ?? [...flags].find((known) => singular(known) === singular(name)))
+    : undefined;
   return `unknown flag ${flag}${guess ? ` (did you mean --${guess}?)` : ''}`;
 }
+
+/** A flag's name in the singular, as far as a flag's plural goes: strategies, cells, seeds. */
+const singular = (name: string) => name.toLowerCase().replace(/(ies|y|s)$/, '');
 
 type SourceType = 'module' | 'commonjs';
 
