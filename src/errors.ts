@@ -41,21 +41,13 @@ function messageOf(error: unknown): string {
 export const KEPT_ERRORS = 10;
 
 /**
- * The failures of one call, in bounded memory: the first {@link KEPT_ERRORS} and the last {@link KEPT_ERRORS}, so
- * a call retried a million times (zero delays, `maxAttempts: Infinity`) holds 20 errors, not a million.
+ * Adds a failure to one call's `log`, in bounded memory: the first {@link KEPT_ERRORS} and the last {@link KEPT_ERRORS}
+ * stay, in the order they happened, so a call retried a million times (zero delays, `maxAttempts: Infinity`) holds 20
+ * errors, not a million. A function on a plain array, not a class: 50 B less of `{ retry }` gzipped.
  */
-export class ErrorLog {
-  readonly #kept: unknown[] = [];
-
-  push(error: unknown): void {
-    // Past 2 * KEPT_ERRORS, the oldest of the last ones goes: the first KEPT_ERRORS stay, then the latest ones.
-    if (this.#kept.push(error) > 2 * KEPT_ERRORS) this.#kept.splice(KEPT_ERRORS, 1);
-  }
-
-  /** The kept failures in the order they happened. */
-  toArray(): unknown[] {
-    return this.#kept;
-  }
+export function keep(log: unknown[], error: unknown): void {
+  // Past 2 * KEPT_ERRORS, the oldest of the last ones goes: the first KEPT_ERRORS stay, then the latest ones.
+  if (log.push(error) > 2 * KEPT_ERRORS) log.splice(KEPT_ERRORS, 1);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type Decision, decide } from './decide';
-import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
+import { keep, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
 import { FAILURE, type Pass, queueingMs, RELEASE, type Settle, START, SUCCESS } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
 import { reportLater } from './report';
@@ -175,7 +175,7 @@ async function loop<T>(
   const { signal, timeoutMs, attemptTimeoutMs } = p;
   const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
   const guarded = watch !== undefined || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
-  let errors: ErrorLog | undefined;
+  let errors: unknown[] | undefined;
   let previousBackoffMs: number | undefined;
   let retryAfterMs: number | undefined;
   let last: unknown;
@@ -278,10 +278,7 @@ async function loop<T>(
       }
       last = outcome;
       lastFailed = failed;
-      if (failed) {
-        errors ??= new ErrorLog();
-        errors.push(outcome);
-      }
+      if (failed) keep((errors ??= []), outcome);
       const elapsedMs = now() - start;
       let decision: Decision | undefined;
       try {
@@ -372,7 +369,7 @@ async function loop<T>(
     threw = true;
     last = new RetryError({
       reason: reason as StopReason,
-      errors: (errors as ErrorLog).toArray(),
+      errors: errors as unknown[],
       attempts: attempt,
       elapsedMs,
       detail:
