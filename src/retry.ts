@@ -278,7 +278,10 @@ async function loop<T>(
       }
       last = outcome;
       lastFailed = failed;
-      if (failed) keep((errors ??= []), outcome);
+      if (failed) {
+        errors ??= [];
+        keep(errors, outcome);
+      }
       const elapsedMs = now() - start;
       let decision: Decision | undefined;
       try {
