@@ -249,7 +249,7 @@ async function loop<T>(
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (watch?.aborted) throw (signal as AbortSignal).reason; // (a guard resolves ABORTED only once the signal has aborted)
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
@@ -258,21 +258,23 @@ async function loop<T>(
           break;
         }
       }
+      // What the hooks are told: the failure, or the retried result.
+      const error = failed ? outcome : undefined;
+      const value = failed ? undefined : outcome;
+      const attemptsLeft = p.maxAttempts - attempt;
       if (p.onFailure !== undefined && (failed || !byDeadline)) {
-        const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
-        const attemptsLeft = p.maxAttempts - attempt;
         let done: unknown = p.onFailure(
           Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
         );
         if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (watch?.aborted) throw (signal as AbortSignal).reason;
         if (done === TIMED_OUT) byDeadline = true;
       }
       if (stopNow) throw watch?.aborted ? (signal as AbortSignal).reason : outcome;
       if (failed && !timedOut && !byDeadline) {
         let verdict: unknown = p.isTransient(outcome, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (watch?.aborted) throw (signal as AbortSignal).reason;
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
@@ -328,11 +330,9 @@ async function loop<T>(
       const { delayMs } = decision;
       previousBackoffMs = decision.backoffMs;
       if (p.onRetry) {
-        const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
-        const attemptsLeft = p.maxAttempts - attempt;
         let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
         if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (watch?.aborted) throw (signal as AbortSignal).reason;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
           break;
