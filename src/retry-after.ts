@@ -26,15 +26,18 @@ function digits(value: string | undefined, pattern = /^\d+$/): number | undefine
   return text !== undefined && pattern.test(text) ? Number(text) : undefined;
 }
 
-/** Epoch ms for an HTTP-date in any of RFC 9110's three forms, or NaN (also for Feb 30, 24:00:00 and the like). */
-function parseHttpDate(text: string, nowMs: number): number {
+/**
+ * The ms from `nowMs` until an HTTP-date in any of RFC 9110's three forms (0 for a date in the past), or undefined for
+ * anything else (also for Feb 30, 24:00:00 and the like).
+ */
+function untilHttpDate(text: string, nowMs: number): number | undefined {
   let g: Record<string, string> | undefined;
   for (const form of HTTP_DATES) g ??= form.exec(text)?.groups;
-  if (!g) return Number.NaN;
+  if (!g) return undefined;
   const [day, h, min, s] = [g.d, g.h, g.mi, g.s].map(Number) as [number, number, number, number];
   const month = MONTHS.indexOf(g.mo as string) / 3;
   let year = Number(g.y);
-  if (year < 100 && g.y?.length === 2) {
+  if ((g.y as string).length === 2) {
     // rfc850's two-digit year is the year ending in those digits closest to now: one that would be more than 50 years
     // ahead is in the past (RFC 9110), and across a century boundary 00 right after 1999 is 2000, not 1900.
     const nowYear = new Date(nowMs).getUTCFullYear();
@@ -45,7 +48,7 @@ function parseHttpDate(text: string, nowMs: number): number {
   const date = new Date(0);
   date.setUTCFullYear(year, month, day); // unlike Date.UTC, keeps years 0-99 as they are
   const valid = date.getUTCMonth() === month && date.getUTCDate() === day && h < 24 && min < 60 && s <= 60;
-  return valid ? date.getTime() + ((h * 60 + min) * 60 + s) * 1000 : Number.NaN;
+  return valid ? Math.max(0, date.getTime() + ((h * 60 + min) * 60 + s) * 1000 - nowMs) : undefined;
 }
 
 /**
@@ -73,17 +76,15 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
   const seconds = digits(value);
   if (seconds !== undefined) return clamp(seconds * 1000);
   const text = value.trim();
-  if (text.length > MAX_DATE_LENGTH) return undefined;
-  const at = parseHttpDate(text, nowMs);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+  return text.length > MAX_DATE_LENGTH ? undefined : untilHttpDate(text, nowMs);
 }
 
 /** A header value as text: a string as it is, the first of an array (a repeated header, gRPC metadata), a finite
  * number in decimal (`{ 'retry-after': 3 }`); anything else is absent. */
 function text(value: unknown): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
-  if (typeof first === 'number') return Number.isFinite(first) ? String(first) : undefined;
-  return typeof first === 'string' ? first : undefined;
+  // Number.isFinite is false for anything but a finite number (no coercion).
+  return typeof first === 'string' ? first : Number.isFinite(first) ? String(first) : undefined;
 }
 
 /** Reads one header by its lower-case name. */
@@ -103,7 +104,7 @@ function lookup(headers: object): Lookup | undefined {
     const name = key.toLowerCase();
     if (!lower.has(name)) lower.set(name, (headers as Record<string, unknown>)[key]);
   }
-  return lower === undefined ? undefined : (name) => text(lower.get(name)); // no keys: nothing to parse
+  return lower && ((name) => text(lower.get(name))); // no keys: nothing to parse
 }
 
 /**
@@ -216,8 +217,8 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
 export function readRetryAfter(source: unknown, nowMs: number = Date.now()): number | undefined {
   try {
     const headers = isObject(source) ? headersOf(source) : undefined;
-    const get = headers === undefined ? undefined : lookup(headers);
-    return get === undefined ? undefined : serverWait(get, nowMs);
+    const get = headers && lookup(headers);
+    return get && serverWait(get, nowMs);
   } catch {
     return undefined; // a throwing getter, a throwing headers.get(), a revoked Proxy: no hint, not a failure
   }
