@@ -6,7 +6,7 @@ import type { StopReason } from './errors';
 import { GUARD } from './guard';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
-import { fail, having, notNumber, onlyKnown, optionalFn, or, positive, unreadable } from './validate';
+import { fail, having, notNumber, onlyKnown, optionalFn, positive, unreadable } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -290,18 +290,18 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   }
   if (attemptTimeoutMs !== undefined) p.attemptTimeoutMs = positive('attemptTimeoutMs', attemptTimeoutMs);
   p.signal = having('signal', signal, 'addEventListener', 'an AbortSignal');
-  p.isTransient = or(optionalFn('isTransient', options.isTransient), isTransient);
+  p.isTransient = optionalFn('isTransient', options.isTransient) ?? isTransient; // never null: that throws
   p.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
   if (maxRetryAfterMs !== undefined) p.maxRetryAfterMs = positive('maxRetryAfterMs', maxRetryAfterMs);
   p.onRetry = optionalFn('onRetry', options.onRetry);
   p.onFailure = optionalFn('onFailure', options.onFailure);
   p.onSettle = optionalFn('onSettle', options.onSettle);
-  p.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
+  p.retryAfter = optionalFn('retryAfter', options.retryAfter) ?? readRetryAfter;
   if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
   // Set last, whether given or not, so that every policy has the one shape. Told by their Guard's `open`.
   p.budget = guardOption('budget', options.budget, 'a RetryBudget (createRetryBudget())', undefined);
   p.breaker = guardOption('breaker', options.breaker, 'a CircuitBreaker (createCircuitBreaker())', p.budget);
-  onlyKnown(options, KNOWN, '', (key) => suggest(key));
+  onlyKnown(options, KNOWN, '', suggest); // called with the key alone: suggest's known names are retry()'s
   return p;
 }
 
