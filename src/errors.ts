@@ -185,5 +185,5 @@ export function unwrapPermanent(value: unknown): unknown {
   }
 }
 
-/** What {@link unwrapPermanent} returns for anything but a wrapper. */
-export const NOT_PERMANENT: unique symbol = /* @__PURE__ */ Symbol('herdless.notPermanent');
+/** What {@link unwrapPermanent} returns for anything but a wrapper (never seen outside herdless: no description). */
+export const NOT_PERMANENT: unique symbol = /* @__PURE__ */ Symbol();
