@@ -28,7 +28,7 @@ class Attempt implements RetryContext {
   }
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
+    if (!this.#controller) {
       this.#controller = new AbortController();
       this.#watch?.listen();
       if (this.#stopped) this.#controller.abort(this.#reason);
@@ -173,8 +173,8 @@ async function loop<T>(
   failure: unknown,
 ): Promise<T> {
   const { signal, timeoutMs, attemptTimeoutMs } = p;
-  const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
-  const guarded = watch !== undefined || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
+  const watch = signal && new Watch(signal, Attempt.stop);
+  const guarded = !!watch || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
   let errors: unknown[] | undefined;
   let previousBackoffMs: number | undefined;
   let retryAfterMs: number | undefined;
@@ -182,7 +182,7 @@ async function loop<T>(
   let lastFailed = false;
   let threw = false; // the call rejects with `last`
   let reason: StopReason | undefined;
-  let attempt = 1;
+  let attempt = 0; // attempts made
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
   let spinsFromMs = 0;
   // The call's pass through the policy's guards (its breaker, in front of its budget), and how the call's exit settles
@@ -198,25 +198,25 @@ async function loop<T>(
   let judgedMs = Infinity;
 
   try {
-    for (; ; attempt++) {
-      const startedMs = attempt === 1 ? 0 : now() - start;
+    for (;;) {
+      const startedMs = attempt ? now() - start : 0;
       let context: Attempt | undefined;
       let outcome: unknown = failure;
       let failed = handed; // the first attempt, made and failed in retry()
       fromMs = startedMs; // when the attempt itself started (after the breaker let it through)
       tookMs = 0;
-      if (handed) handed = false;
-      else {
+      if (handed) {
+        handed = false;
+        attempt++;
+      } else {
         // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
-        // give up without this attempt (the finally refunds what it spent). A first attempt refused throws.
-        attempt--; // not made until the guard lets it through (a first attempt refused throws: 0 made)
+        // give up without this attempt (the finally refunds what it spent). A first attempt refused throws: 0 made.
         reason = startedMs >= timeoutMs ? 'timeout' : (pass?.settle(START, last) as StopReason | undefined);
         if (reason) break;
-        attempt++;
-        context = new Attempt(attempt, startedMs, watch);
-        if (watch !== undefined) watch.current = context;
+        context = new Attempt(++attempt, startedMs, watch);
+        if (watch) watch.current = context;
         // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
-        if (guarded && pass !== undefined) fromMs = now() - start;
+        if (guarded && pass) fromMs = now() - start;
         allowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
         // What a budget judges its speed against: its own timeout, not a sliver of the call's deadline (review).
         judgedMs = attemptTimeoutMs < Infinity ? attemptTimeoutMs : allowedMs;
@@ -227,7 +227,7 @@ async function loop<T>(
           outcome = error;
         }
         // How long the attempt itself took, before any hook of the caller's ran: what a budget reads.
-        if (pass !== undefined) tookMs = now() - start - fromMs;
+        if (pass) tookMs = now() - start - fromMs;
       }
       if (outcome === ABORTED) throw (signal as AbortSignal).reason;
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
@@ -262,7 +262,7 @@ async function loop<T>(
       const error = failed ? outcome : undefined;
       const value = failed ? undefined : outcome;
       const attemptsLeft = p.maxAttempts - attempt;
-      if (p.onFailure !== undefined && (failed || !byDeadline)) {
+      if (p.onFailure && (failed || !byDeadline)) {
         let done: unknown = p.onFailure(
           Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
         );
@@ -318,7 +318,7 @@ async function loop<T>(
       } catch (error) {
         throw withCause(error, outcome);
       }
-      if (decision === undefined) {
+      if (!decision) {
         reason = 'timeout';
         break;
       }
@@ -419,7 +419,7 @@ function bounded<R>(
   timeoutMs: number,
   unref: boolean,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
-  if (watch === undefined && timeoutMs === Infinity) return result;
+  if (!watch && timeoutMs === Infinity) return result;
   if (watch?.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
   return guard(timeoutMs, watch, unref, identity, result, start);
 }

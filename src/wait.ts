@@ -10,23 +10,6 @@ export const ABORTED: unique symbol = /* @__PURE__ */ Symbol();
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * herdless's one `abort` listener on a caller's signal (an EventListener object, so no closure), and the calls it
- * fans out to: itself the Set of them (one Set, whether one call or many share the signal: 46 B less of { retry }
- * than a field for the first and a Set for the rest).
- */
-class Fanout extends Set<{ fire(): void }> {
-  constructor(readonly signal: AbortSignal) {
-    super();
-  }
-
-  handleEvent(): void {
-    if (!this.signal.aborted) return; // a synthetic 'abort' event dispatched on a live signal is not an abort
-    release(this);
-    for (const watch of this) watch.fire();
-  }
-}
-
-/**
  * The one registry of herdless's listeners on callers' signals: at most one `abort` listener on a signal, whatever
  * the number of calls sharing it, removed when the last of them lets go. Node's EventTarget pays for each add and
  * remove in proportion to the listeners already there, so 10,000 calls sharing a server's shutdown signal would
@@ -35,10 +18,30 @@ class Fanout extends Set<{ fire(): void }> {
  */
 const registry = /* @__PURE__ */ new WeakMap<AbortSignal, Fanout>();
 
-function release(fanout: Fanout): void {
-  if (registry.get(fanout.signal) !== fanout) return;
-  registry.delete(fanout.signal);
-  fanout.signal.removeEventListener('abort', fanout);
+/**
+ * herdless's one `abort` listener on a caller's signal (an EventListener object, so no closure), and the calls it
+ * fans out to: itself the Set of them (one Set, whether one call or many share the signal: 46 B less of { retry }
+ * than a field for the first and a Set for the rest). Made, it is the signal's: registered and listening.
+ */
+class Fanout extends Set<{ fire(): void }> {
+  constructor(readonly signal: AbortSignal) {
+    super();
+    registry.set(signal, this);
+    signal.addEventListener('abort', this);
+  }
+
+  handleEvent(): void {
+    if (!this.signal.aborted) return; // a synthetic 'abort' event dispatched on a live signal is not an abort
+    this.release();
+    for (const watch of this) watch.fire();
+  }
+
+  /** Stops listening, once: the signal aborted, or its last subscriber let go. */
+  release(): void {
+    if (registry.get(this.signal) !== this) return;
+    registry.delete(this.signal);
+    this.signal.removeEventListener('abort', this);
+  }
 }
 
 /**
@@ -47,17 +50,11 @@ function release(fanout: Fanout): void {
  * The caller checks `signal.aborted` first: a signal already aborted never fires.
  */
 export function subscribe(signal: AbortSignal, subscriber: { fire(): void }): () => void {
-  let fanout = registry.get(signal);
-  if (fanout === undefined) {
-    fanout = new Fanout(signal);
-    registry.set(signal, fanout);
-    signal.addEventListener('abort', fanout);
-  }
+  const fanout = registry.get(signal) ?? new Fanout(signal);
   fanout.add(subscriber);
-  const held = fanout;
   return () => {
-    held.delete(subscriber);
-    if (!held.size) release(held);
+    fanout.delete(subscriber);
+    if (!fanout.size) fanout.release();
   };
 }
 
