@@ -75,10 +75,14 @@ const AWS_TIMEOUT_NAMES = /* @__PURE__ */ new Set(['TimeoutError', 'RequestTimeo
  * Every other code, 0 to 16, is permanent.
  */
 const GRPC_TRANSIENT_CODES = /* @__PURE__ */ new Set([4, 8, 10, 14]);
-const GRPC_MAX_CODE = 16;
 
-/** How deep {@link isNetworkError} follows `cause`: enough for wrapped fetch errors, bounded against cycles. */
-const MAX_CAUSE_DEPTH = 8;
+/** Bounds, as an enum rather than consts: esbuild writes the numbers where they are used, and no variable ships. */
+enum Max {
+  /** The highest gRPC status code. */
+  GRPC_CODE = 16,
+  /** How deep {@link isNetworkError} follows `cause`: enough for wrapped fetch errors, bounded against cycles. */
+  CAUSE_DEPTH = 8,
+}
 
 type Bag = Record<string, unknown>;
 /** Whether `value` is an object (not null), whose fields can be read. */
@@ -181,7 +185,7 @@ const REFUSED_LOCALLY: ReadonlySet<string> = /* @__PURE__ */ new Set(['unknown s
 
 function networkError(error: unknown): boolean {
   let current = error;
-  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && isObject(current); depth++) {
+  for (let depth = 0; depth <= Max.CAUSE_DEPTH && isObject(current); depth++) {
     if (NETWORK_CODES.has(current.code as string)) return true;
     if (current.name === 'TypeError' && FETCH_FAILURES.has(current.message as string)) {
       // undici refuses some requests before any network: a URL scheme it cannot fetch, a port the fetch standard
@@ -205,7 +209,7 @@ function clientVerdict(error: Bag): boolean | undefined {
   const name = error.name as string;
   if (isObject($retryable) || (isObject($metadata) && (AWS_THROTTLING_NAMES.has(name) || AWS_TIMEOUT_NAMES.has(name))))
     return true;
-  if (isObject(metadata) && Number.isInteger(code) && (code as number) >= 0 && (code as number) <= GRPC_MAX_CODE) {
+  if (isObject(metadata) && Number.isInteger(code) && (code as number) >= 0 && (code as number) <= Max.GRPC_CODE) {
     return GRPC_TRANSIENT_CODES.has(code as number);
   }
   return undefined;

@@ -37,17 +37,23 @@ function messageOf(error: unknown): string {
   return safeString(error);
 }
 
-/** How many failures a RetryError keeps from the start of a call, and how many from its end. */
-export const KEPT_ERRORS = 10;
+/**
+ * How many failures a RetryError keeps from the start of a call, and how many from its end. An enum, not a const:
+ * esbuild writes the number where it is used, and no variable ships for it.
+ */
+enum Kept {
+  ERRORS = 10,
+}
 
 /**
- * Adds a failure to one call's `log`, in bounded memory: the first {@link KEPT_ERRORS} and the last {@link KEPT_ERRORS}
- * stay, in the order they happened, so a call retried a million times (zero delays, `maxAttempts: Infinity`) holds 20
- * errors, not a million. A function on a plain array, not a class: 50 B less of `{ retry }` gzipped.
+ * Adds a failure to one call's `log`, in bounded memory: the first {@link Kept.ERRORS} and the last
+ * {@link Kept.ERRORS} stay, in the order they happened, so a call retried a million times (zero delays,
+ * `maxAttempts: Infinity`) holds 20 errors, not a million. A function on a plain array, not a class: 50 B less of
+ * `{ retry }` gzipped.
  */
 export function keep(log: unknown[], error: unknown): void {
-  // Past 2 * KEPT_ERRORS, the oldest of the last ones goes: the first KEPT_ERRORS stay, then the latest ones.
-  if (log.push(error) > 2 * KEPT_ERRORS) log.splice(KEPT_ERRORS, 1);
+  // Past 2 * Kept.ERRORS, the oldest of the last ones goes: the first Kept.ERRORS stay, then the latest ones.
+  if (log.push(error) > 2 * Kept.ERRORS) log.splice(Kept.ERRORS, 1);
 }
 
 /**

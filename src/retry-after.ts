@@ -1,12 +1,16 @@
 import { isObject } from './classify';
 
-/** The longest wait a parse returns: a delta too large for a number still means "much longer than you will wait". */
-const MAX_WAIT_MS = Number.MAX_SAFE_INTEGER;
-/**
- * The longest HTTP-date ("Wednesday, 09-Nov-94 08:49:37 GMT") is 33 characters. Longer text is rejected before any
- * date pattern runs, so the patterns only ever see bounded input and hostile megabytes cost one linear scan.
- */
-const MAX_DATE_LENGTH = 33;
+/** Bounds, as an enum rather than consts: esbuild writes the numbers where they are used, and no variable ships. */
+enum Max {
+  /** The longest wait a parse returns (`Number.MAX_SAFE_INTEGER`): a delta too large for a number still means "much
+   * longer than you will wait". */
+  WAIT_MS = 9_007_199_254_740_991,
+  /**
+   * The longest HTTP-date ("Wednesday, 09-Nov-94 08:49:37 GMT") is 33 characters. Longer text is rejected before any
+   * date pattern runs, so the patterns only ever see bounded input and hostile megabytes cost one linear scan.
+   */
+  DATE_LENGTH = 33,
+}
 const MONTHS = 'JanFebMarAprMayJunJulAugSepOctNovDec';
 
 // RFC 9110 section 5.6.7: the three forms of HTTP-date, case-sensitive, always GMT. The groups are named alike, so
@@ -76,7 +80,7 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
   const seconds = digits(value);
   if (seconds !== undefined) return clamp(seconds * 1000);
   const text = value.trim();
-  return text.length > MAX_DATE_LENGTH ? undefined : untilHttpDate(text, nowMs);
+  return text.length > Max.DATE_LENGTH ? undefined : untilHttpDate(text, nowMs);
 }
 
 /** A header value as text: a string as it is, the first of an array (a repeated header, gRPC metadata), a finite
@@ -133,13 +137,15 @@ const seconds = (value: string | undefined): number | undefined => digits(value,
 const exhausted = (remaining: string | undefined): boolean => remaining === undefined || seconds(remaining) === 0;
 
 /** A wait in whole ms, never more than the longest wait. */
-const clamp = (ms: number): number => Math.min(Math.ceil(ms), MAX_WAIT_MS);
+const clamp = (ms: number): number => Math.min(Math.ceil(ms), Max.WAIT_MS);
 
 /**
  * X-RateLimit-Reset's rule: 10^9 or more is an epoch time in seconds (GitHub, Discord; 10^9 s after 1970 is
- * September 2001, and no server asks to wait 31 years), less is a delta in seconds (Reddit).
+ * September 2001, and no server asks to wait 31 years), less is a delta in seconds (Reddit). An enum, as {@link Max}.
  */
-const EPOCH_SECONDS = 1e9;
+enum Epoch {
+  SECONDS = 1e9,
+}
 
 /**
  * The structured `RateLimit` field of the IETF draft "RateLimit header fields for HTTP"
@@ -167,7 +173,7 @@ function structuredReset(value: string): number | undefined {
  * 4. `Retry-After`: delta-seconds or an HTTP-date (see {@link parseRetryAfter}).
  * 5. `RateLimit` (structured, IETF draft): the `t=` seconds of a used-up policy.
  * 6. `RateLimit-Reset`: delta-seconds, when `RateLimit-Remaining` is 0 or absent.
- * 7. `X-RateLimit-Reset`: epoch seconds or delta seconds (see {@link EPOCH_SECONDS}), when `X-RateLimit-Remaining`
+ * 7. `X-RateLimit-Reset`: epoch seconds or delta seconds (see {@link Epoch.SECONDS}), when `X-RateLimit-Remaining`
  *    is 0 or absent.
  */
 function serverWait(get: Lookup, nowMs: number): number | undefined {
@@ -187,7 +193,7 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
   if (reset !== undefined && exhausted(get('ratelimit-remaining'))) return clamp(reset * 1000);
   const x = seconds(get('x-ratelimit-reset'));
   if (x === undefined || !exhausted(get('x-ratelimit-remaining'))) return undefined;
-  return Math.max(0, clamp(x * 1000 - (x < EPOCH_SECONDS ? 0 : nowMs)));
+  return Math.max(0, clamp(x * 1000 - (x < Epoch.SECONDS ? 0 : nowMs)));
 }
 
 /**

@@ -341,7 +341,7 @@ async function loop<T>(
       let sleep = delayMs > 0;
       if (sleep) spins = 0;
       else if (spins++ === 0) spinsFromMs = elapsedMs;
-      else if (spins >= MAX_SPINS || (spins >= MIN_SPINS && elapsedMs - spinsFromMs >= MAX_SPIN_MS)) {
+      else if (spins >= Spins.MAX || (spins >= Spins.MIN && elapsedMs - spinsFromMs >= Spins.MAX_MS)) {
         // No sleep for a while: yield to timers and I/O (a setTimeout(0)), so that a deadline, an abort or the rest
         // of the process still gets to run while a zero-delay policy retries at full speed.
         spins = 0;
@@ -400,14 +400,20 @@ async function loop<T>(
   return last as T;
 }
 
-/** Consecutive retries with no sleep after which `retry()` yields to the event loop (`setTimeout(0)`)... */
-const MAX_SPINS = 1_000;
 /**
- * ...or after this many ms of them, once there were at least {@link MIN_SPINS} (so that a zero delay between
- * attempts that each waited on a timer of their own, an attempt timeout say, does not add a needless yield).
+ * When consecutive retries with no sleep make `retry()` yield to the event loop (`setTimeout(0)`). An enum, not
+ * consts: esbuild writes its numbers where they are used, and no variable ships for them.
  */
-const MAX_SPIN_MS = 4;
-const MIN_SPINS = 16;
+enum Spins {
+  /** After this many of them... */
+  MAX = 1_000,
+  /**
+   * ...or after this many ms of them, once there were at least {@link Spins.MIN} (so that a zero delay between
+   * attempts that each waited on a timer of their own, an attempt timeout say, does not add a needless yield).
+   */
+  MAX_MS = 4,
+  MIN = 16,
+}
 
 const identity = <V>(value: V): V => value;
 
