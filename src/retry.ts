@@ -19,11 +19,13 @@ class Attempt implements RetryContext {
   #reason: unknown;
   readonly #watch: Watch<Attempt> | undefined;
 
-  constructor(
-    readonly attempt: number,
-    readonly elapsedMs: number,
-    watch: Watch<Attempt> | undefined,
-  ) {
+  declare readonly attempt: number;
+  declare readonly elapsedMs: number;
+
+  // Declared fields, assigned here: no class field declarations to ship (parameter properties emit both).
+  constructor(attempt: number, elapsedMs: number, watch: Watch<Attempt> | undefined) {
+    this.attempt = attempt;
+    this.elapsedMs = elapsedMs;
     this.#watch = watch;
   }
 

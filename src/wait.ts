@@ -24,8 +24,11 @@ const registry = /* @__PURE__ */ new WeakMap<AbortSignal, Fanout>();
  * than a field for the first and a Set for the rest). Made, it is the signal's: registered and listening.
  */
 class Fanout extends Set<{ fire(): void }> {
-  constructor(readonly signal: AbortSignal) {
+  declare readonly signal: AbortSignal;
+
+  constructor(signal: AbortSignal) {
     super();
+    this.signal = signal;
     registry.set(signal, this);
     signal.addEventListener('abort', this);
   }
@@ -68,16 +71,20 @@ export function subscribe(signal: AbortSignal, subscriber: { fire(): void }): ()
  */
 export class Watch<C = unknown> {
   /** The attempt running now, or the last one. */
-  current: C | undefined;
+  declare current: C | undefined;
   /** Wakes the pending guard, if any, with {@link ABORTED}; set by {@link guard}. */
-  wake: (() => void) | undefined;
+  declare wake: (() => void) | undefined;
   #unsubscribe: (() => void) | undefined;
   #released = false;
 
-  constructor(
-    readonly signal: AbortSignal,
-    private readonly stop: (current: C, reason: unknown) => void,
-  ) {}
+  declare readonly signal: AbortSignal;
+  declare private readonly stop: (current: C, reason: unknown) => void;
+
+  // Declared fields, assigned here: no class field declarations to ship (parameter properties emit both).
+  constructor(signal: AbortSignal, stop: (current: C, reason: unknown) => void) {
+    this.signal = signal;
+    this.stop = stop;
+  }
 
   /** Whether the caller's signal has aborted: checked wherever the call goes on, listening or not. */
   get aborted(): boolean {
@@ -148,7 +155,7 @@ export function guard<T, A>(
       if (done) return;
       done = true;
       if (timer !== undefined) clearTimeout(timer);
-      if (watch !== undefined) watch.wake = undefined;
+      if (watch) watch.wake = undefined;
       settle(value as never);
     };
     const arm = (left: number) => {
@@ -161,7 +168,7 @@ export function guard<T, A>(
     /** Starts waiting, with `left` ms to go. */
     const wait = (left: number) => {
       if (left < Infinity) arm(Math.max(0, left));
-      if (watch !== undefined) {
+      if (watch) {
         watch.wake = () => finish(resolve, ABORTED);
         watch.listen();
       }
