@@ -100,10 +100,9 @@ export class RetryError extends Error {
 
   constructor(init: RetryErrorInit) {
     const { reason, errors, attempts, elapsedMs } = init;
-    const cause = errors[errors.length - 1];
-    const plural = attempts === 1 ? '' : 's';
+    const cause = errors.at(-1);
     super(
-      `gave up after ${attempts} attempt${plural} over ${Math.round(elapsedMs)} ms (${init.detail ?? reason}): ${messageOf(cause)}`,
+      `gave up after ${attempts} attempt${attempts === 1 ? '' : 's'} over ${Math.round(elapsedMs)} ms (${init.detail ?? reason}): ${messageOf(cause)}`,
       { cause },
     );
     this.reason = reason;

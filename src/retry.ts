@@ -100,12 +100,15 @@ export function retry<T>(fn: (context: RetryContext) => T | PromiseLike<T>, poli
     if (p.signal?.aborted) throw p.signal.reason;
     start = now();
     // The common call (no signal, deadline, attempt timeout, result check, budget or breaker; a validated policy
-    // holds none of these as null) makes its first attempt here and awaits it in a small function of its own: a
+    // holds none of these as null, so truthiness tells) makes its first attempt here and awaits it in a small function of its own: a
     // success costs about 150 ns less than awaited inside the loop (measured, Node 20: a third of such a call). A
     // failure hands over to the loop, which goes on from that attempt's error as though it had made it. Every other
     // call is the loop's from the start.
     if (
-      (p.signal ?? p.shouldRetryResult ?? p.budget ?? p.breaker) !== undefined ||
+      p.signal ||
+      p.shouldRetryResult ||
+      p.budget ||
+      p.breaker ||
       p.timeoutMs !== Infinity ||
       p.attemptTimeoutMs !== Infinity
     ) {
