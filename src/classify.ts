@@ -101,7 +101,14 @@ const asStatus = (value: unknown): number | undefined =>
  */
 export function getStatus(error: unknown): number | undefined {
   try {
-    return statusOf(error);
+    if (!isObject(error)) return undefined;
+    const { response, $metadata } = error;
+    return (
+      asStatus(error.status) ??
+      asStatus(error.statusCode) ??
+      (isObject(response) ? (asStatus(response.status) ?? asStatus(response.statusCode)) : undefined) ??
+      (isObject($metadata) ? asStatus($metadata.httpStatusCode) : undefined)
+    );
   } catch {
     return undefined; // a throwing getter or a revoked Proxy carries no status we can read
   }
@@ -135,17 +142,6 @@ export function isThrottled(error: unknown): boolean {
   }
 }
 
-function statusOf(error: unknown): number | undefined {
-  if (!isObject(error)) return undefined;
-  const { response, $metadata } = error;
-  return (
-    asStatus(error.status) ??
-    asStatus(error.statusCode) ??
-    (isObject(response) ? (asStatus(response.status) ?? asStatus(response.statusCode)) : undefined) ??
-    (isObject($metadata) ? asStatus($metadata.httpStatusCode) : undefined)
-  );
-}
-
 /**
  * Whether an HTTP status is worth retrying: 408, 425, 429, 500, 502, 503 or 504. Every other status is permanent
  * (a 501 or a 4xx will not change by asking again).
@@ -159,6 +155,9 @@ function statusOf(error: unknown): number | undefined {
 export function isTransientStatus(status: number): boolean {
   return TRANSIENT_STATUSES.has(status);
 }
+
+/** The causes undici gives a `fetch failed` it refused before sending anything, and would refuse again. */
+const REFUSED_LOCALLY: ReadonlySet<string> = /* @__PURE__ */ new Set(['unknown scheme', 'bad port']);
 
 /**
  * Whether an error, or any error in its `cause` chain (8 deep at most), is a network failure: a socket or DNS error
@@ -174,45 +173,21 @@ export function isTransientStatus(status: number): boolean {
  */
 export function isNetworkError(error: unknown): boolean {
   try {
-    return networkError(error);
+    let current = error;
+    for (let depth = 0; depth <= Max.CAUSE_DEPTH && isObject(current); depth++) {
+      if (NETWORK_CODES.has(current.code as string)) return true;
+      if (current.name === 'TypeError' && FETCH_FAILURES.has(current.message as string)) {
+        // undici refuses some requests before any network: a URL scheme it cannot fetch, a port the fetch standard
+        // blocks. The same on every attempt: not a network failure.
+        const cause = current.cause;
+        return !(isObject(cause) && REFUSED_LOCALLY.has(cause.message as string));
+      }
+      current = current.cause;
+    }
+    return false;
   } catch {
     return false; // a throwing getter or a revoked Proxy somewhere in the chain
   }
-}
-
-/** The causes undici gives a `fetch failed` it refused before sending anything, and would refuse again. */
-const REFUSED_LOCALLY: ReadonlySet<string> = /* @__PURE__ */ new Set(['unknown scheme', 'bad port']);
-
-function networkError(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; depth <= Max.CAUSE_DEPTH && isObject(current); depth++) {
-    if (NETWORK_CODES.has(current.code as string)) return true;
-    if (current.name === 'TypeError' && FETCH_FAILURES.has(current.message as string)) {
-      // undici refuses some requests before any network: a URL scheme it cannot fetch, a port the fetch standard
-      // blocks. The same on every attempt: not a network failure.
-      const cause = current.cause;
-      return !(isObject(cause) && REFUSED_LOCALLY.has(cause.message as string));
-    }
-    current = current.cause;
-  }
-  return false;
-}
-
-/**
- * What an AWS SDK v3 or a gRPC error says of itself, before its HTTP status is read; `undefined` for other errors.
- * - AWS SDK v3 (a `$metadata` object): a `$retryable` trait, or a throttling or timeout name, is transient.
- * - gRPC (`@grpc/grpc-js`'s `callErrorFromStatus`: an integer `code` from 0 to 16 beside a `metadata` object; also
- *   Connect's and grpc-web's errors): transient iff the code is in {@link GRPC_TRANSIENT_CODES}.
- */
-function clientVerdict(error: Bag): boolean | undefined {
-  const { $metadata, $retryable, code, metadata } = error;
-  const name = error.name as string;
-  if (isObject($retryable) || (isObject($metadata) && (AWS_THROTTLING_NAMES.has(name) || AWS_TIMEOUT_NAMES.has(name))))
-    return true;
-  if (isObject(metadata) && Number.isInteger(code) && (code as number) >= 0 && (code as number) <= Max.GRPC_CODE) {
-    return GRPC_TRANSIENT_CODES.has(code as number);
-  }
-  return undefined;
 }
 
 /**
@@ -246,25 +221,34 @@ function clientVerdict(error: Bag): boolean | undefined {
  */
 export function isTransient(error: unknown): boolean {
   try {
-    return transient(error);
+    if (isObject(error)) {
+      // Rule 1, what an AWS SDK v3 or a gRPC error says of itself, before its HTTP status is read:
+      // - AWS SDK v3 (a `$metadata` object): a `$retryable` trait, or a throttling or timeout name, is transient.
+      // - gRPC (`@grpc/grpc-js`'s `callErrorFromStatus`: an integer `code` from 0 to 16 beside a `metadata` object;
+      //   also Connect's and grpc-web's errors): transient iff the code is in GRPC_TRANSIENT_CODES.
+      const { $metadata, $retryable, code, metadata } = error;
+      const name = error.name as string;
+      if (
+        isObject($retryable) ||
+        (isObject($metadata) && (AWS_THROTTLING_NAMES.has(name) || AWS_TIMEOUT_NAMES.has(name)))
+      )
+        return true;
+      if (isObject(metadata) && Number.isInteger(code) && (code as number) >= 0 && (code as number) <= Max.GRPC_CODE) {
+        return GRPC_TRANSIENT_CODES.has(code as number);
+      }
+    }
+    const status = getStatus(error);
+    // A status below 400 is the headers of an answer that then failed (a body cut after its 200): no verdict on it.
+    if ((status as number) >= 400) return TRANSIENT_STATUSES.has(status as number);
+    if (isNetworkError(error) || !isObject(error)) return true;
+    return !(
+      PERMANENT_NAMES.has(error.name as string) ||
+      error instanceof TypeError ||
+      error instanceof RangeError ||
+      error instanceof SyntaxError ||
+      error instanceof ReferenceError
+    );
   } catch {
     return true; // unreadable (a throwing getter, a revoked Proxy): an unknown failure, as rule 5 has it
   }
-}
-
-function transient(error: unknown): boolean {
-  const client = isObject(error) ? clientVerdict(error) : undefined;
-  if (client !== undefined) return client;
-  const status = getStatus(error);
-  // A status below 400 is the headers of an answer that then failed (a body cut after its 200): no verdict on it.
-  if ((status as number) >= 400) return TRANSIENT_STATUSES.has(status as number);
-  if (isNetworkError(error)) return true;
-  if (!isObject(error)) return true;
-  return !(
-    PERMANENT_NAMES.has(error.name as string) ||
-    error instanceof TypeError ||
-    error instanceof RangeError ||
-    error instanceof SyntaxError ||
-    error instanceof ReferenceError
-  );
 }
