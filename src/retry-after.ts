@@ -31,31 +31,6 @@ function digits(value: string | undefined, pattern = /^\d+$/): number | undefine
 }
 
 /**
- * The ms from `nowMs` until an HTTP-date in any of RFC 9110's three forms (0 for a date in the past), or undefined for
- * anything else (also for Feb 30, 24:00:00 and the like).
- */
-function untilHttpDate(text: string, nowMs: number): number | undefined {
-  let g: Record<string, string> | undefined;
-  for (const form of HTTP_DATES) g ??= form.exec(text)?.groups;
-  if (!g) return undefined;
-  const [day, h, min, s] = [g.d, g.h, g.mi, g.s].map(Number) as [number, number, number, number];
-  const month = MONTHS.indexOf(g.mo as string) / 3;
-  let year = Number(g.y);
-  if ((g.y as string).length === 2) {
-    // rfc850's two-digit year is the year ending in those digits closest to now: one that would be more than 50 years
-    // ahead is in the past (RFC 9110), and across a century boundary 00 right after 1999 is 2000, not 1900.
-    const nowYear = new Date(nowMs).getUTCFullYear();
-    year += nowYear - (nowYear % 100);
-    if (year > nowYear + 50) year -= 100;
-    else if (year < nowYear - 49) year += 100;
-  }
-  const date = new Date(0);
-  date.setUTCFullYear(year, month, day); // unlike Date.UTC, keeps years 0-99 as they are
-  const valid = date.getUTCMonth() === month && date.getUTCDate() === day && h < 24 && min < 60 && s <= 60;
-  return valid ? Math.max(0, date.getTime() + ((h * 60 + min) * 60 + s) * 1000 - nowMs) : undefined;
-}
-
-/**
  * Reads a `Retry-After` header value as milliseconds to wait from `nowMs`.
  *
  * Accepts delta-seconds (digits only, surrounding spaces allowed) and an HTTP-date in all three forms of RFC 9110
@@ -80,7 +55,26 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
   const seconds = digits(value);
   if (seconds !== undefined) return clamp(seconds * 1000);
   const text = value.trim();
-  return text.length > Max.DATE_LENGTH ? undefined : untilHttpDate(text, nowMs);
+  if (text.length > Max.DATE_LENGTH) return undefined;
+  // An HTTP-date in any of RFC 9110's three forms; not Feb 30, 24:00:00 and the like.
+  let g: Record<string, string> | undefined;
+  for (const form of HTTP_DATES) g ??= form.exec(text)?.groups;
+  if (!g) return undefined;
+  const [day, h, min, s] = [g.d, g.h, g.mi, g.s].map(Number) as [number, number, number, number];
+  const month = MONTHS.indexOf(g.mo as string) / 3;
+  let year = Number(g.y);
+  if ((g.y as string).length === 2) {
+    // rfc850's two-digit year is the year ending in those digits closest to now: one that would be more than 50 years
+    // ahead is in the past (RFC 9110), and across a century boundary 00 right after 1999 is 2000, not 1900.
+    const nowYear = new Date(nowMs).getUTCFullYear();
+    year += nowYear - (nowYear % 100);
+    if (year > nowYear + 50) year -= 100;
+    else if (year < nowYear - 49) year += 100;
+  }
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, day); // unlike Date.UTC, keeps years 0-99 as they are
+  const valid = date.getUTCMonth() === month && date.getUTCDate() === day && h < 24 && min < 60 && s <= 60;
+  return valid ? Math.max(0, date.getTime() + ((h * 60 + min) * 60 + s) * 1000 - nowMs) : undefined;
 }
 
 /** A header value as text: a string as it is, the first of an array (a repeated header, gRPC metadata), a finite
@@ -93,23 +87,6 @@ function text(value: unknown): string | undefined {
 
 /** Reads one header by its lower-case name. */
 type Lookup = (name: string) => string | undefined;
-
-/**
- * A lookup into headers: `get()` for a `Headers`-like object (fetch's Headers, axios's AxiosHeaders, gRPC's Metadata,
- * a Map), else the object's own keys in any case (Node's and got's plain objects, the AWS SDK's HttpResponse headers);
- * `undefined` for an object with no keys.
- */
-function lookup(headers: object): Lookup | undefined {
-  const { get } = headers as { get?: unknown };
-  if (typeof get === 'function') return (name) => text(get.call(headers, name));
-  let lower: Map<string, unknown> | undefined;
-  for (const key in headers) {
-    lower ??= new Map();
-    const name = key.toLowerCase();
-    if (!lower.has(name)) lower.set(name, (headers as Record<string, unknown>)[key]);
-  }
-  return lower && ((name) => text(lower.get(name))); // no keys: nothing to parse
-}
 
 /**
  * Where a source keeps its headers: `headers` (a Response, a got or Node response), `response.headers` (axios, got,
@@ -222,9 +199,23 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
  */
 export function readRetryAfter(source: unknown, nowMs: number = Date.now()): number | undefined {
   try {
-    const headers = isObject(source) ? headersOf(source) : undefined;
-    const get = headers && lookup(headers);
-    return get && serverWait(get, nowMs);
+    let headers = isObject(source) ? headersOf(source) : undefined;
+    if (!headers) return undefined;
+    // A lookup by lower-case name: `get()` of a `Headers`-like object (fetch's Headers, axios's AxiosHeaders, gRPC's
+    // Metadata, a Map), else the object's own keys in any case (Node's and got's plain objects, the AWS SDK's
+    // HttpResponse headers), through a Map of them.
+    let { get } = headers as { get?: unknown };
+    if (typeof get !== 'function') {
+      const lower = new Map<string, unknown>();
+      for (const key in headers) {
+        const name = key.toLowerCase();
+        if (!lower.has(name)) lower.set(name, (headers as Record<string, unknown>)[key]);
+      }
+      if (!lower.size) return undefined; // no keys: nothing to parse
+      headers = lower;
+      get = lower.get;
+    }
+    return serverWait((name) => text((get as (name: string) => unknown).call(headers, name)), nowMs);
   } catch {
     return undefined; // a throwing getter, a throwing headers.get(), a revoked Proxy: no hint, not a failure
   }
