@@ -22,6 +22,7 @@ export interface RetryErrorInit {
   readonly detail?: string | undefined;
 }
 
+import { isObject } from './classify';
 import { safeString } from './validate';
 
 /** An error's own words: its `message` when it has a string one (an Error, or a plain `{ message }`), else its text. */
@@ -105,10 +106,7 @@ export class RetryError extends Error {
       `gave up after ${attempts} attempt${attempts === 1 ? '' : 's'} over ${Math.round(elapsedMs)} ms (${init.detail ?? reason}): ${messageOf(cause)}`,
       { cause },
     );
-    this.reason = reason;
-    this.errors = Object.freeze([...errors]);
-    this.attempts = attempts;
-    this.elapsedMs = elapsedMs;
+    Object.assign(this, { reason, errors: Object.freeze([...errors]), attempts, elapsedMs });
   }
 
   /** The brand, on the prototype (not an own property: it stays out of spreads and comparisons). */
@@ -131,7 +129,7 @@ export class RetryError extends Error {
  * throwing getter: not branded). */
 function branded(value: unknown, key: string): boolean {
   try {
-    return typeof value === 'object' && value !== null && (value as Record<string, unknown>)[key] === true;
+    return isObject(value) && value[key] === true;
   } catch {
     return false;
   }
