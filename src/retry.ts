@@ -250,7 +250,10 @@ async function loop<T>(
         failed = true;
       } else if (failed) {
         const unwrapped = unwrapPermanent(outcome);
-        if (unwrapped !== NOT_PERMANENT) [outcome, stopNow] = [unwrapped, true];
+        if (unwrapped !== NOT_PERMANENT) {
+          outcome = unwrapped;
+          stopNow = true;
+        }
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
@@ -290,7 +293,7 @@ async function loop<T>(
         keep(errors, outcome);
       }
       const elapsedMs = now() - start;
-      let decision: Decision | undefined;
+      let decision: Decision = { retry: false, reason: 'timeout' }; // a callback cut by the deadline
       try {
         // A transient error, a retried result, or an attempt its timeout or the deadline abandoned counts against the
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
@@ -322,10 +325,6 @@ async function loop<T>(
         if (!byDeadline) decision = decide(p, attempt, elapsedMs, retryAfterMs, previousBackoffMs, held);
       } catch (error) {
         throw withCause(error, outcome);
-      }
-      if (!decision) {
-        reason = 'timeout';
-        break;
       }
       if (!decision.retry) {
         reason = decision.reason; // the call's own reasons to stop come first
