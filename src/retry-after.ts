@@ -60,16 +60,14 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
   let g: Record<string, string> | undefined;
   for (const form of HTTP_DATES) g ??= form.exec(text)?.groups;
   if (!g) return undefined;
-  const [day, h, min, s] = [g.d, g.h, g.mi, g.s].map(Number) as [number, number, number, number];
+  let [day, h, min, s, year] = [g.d, g.h, g.mi, g.s, g.y].map(Number) as [number, number, number, number, number];
   const month = MONTHS.indexOf(g.mo as string) / 3;
-  let year = Number(g.y);
   if ((g.y as string).length === 2) {
-    // rfc850's two-digit year is the year ending in those digits closest to now: one that would be more than 50 years
-    // ahead is in the past (RFC 9110), and across a century boundary 00 right after 1999 is 2000, not 1900.
-    const nowYear = new Date(nowMs).getUTCFullYear();
-    year += nowYear - (nowYear % 100);
-    if (year > nowYear + 50) year -= 100;
-    else if (year < nowYear - 49) year += 100;
+    // rfc850's two-digit year is the year ending in those digits closest to now, from 49 years back to 50 ahead: one
+    // that would be more than 50 years ahead is in the past (RFC 9110), and across a century boundary 00 right after
+    // 1999 is 2000, not 1900.
+    const from = new Date(nowMs).getUTCFullYear() - 49;
+    year = from + ((((year - from) % 100) + 100) % 100);
   }
   const date = new Date(0);
   date.setUTCFullYear(year, month, day); // unlike Date.UTC, keeps years 0-99 as they are
