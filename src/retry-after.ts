@@ -14,15 +14,15 @@ enum Max {
 const MONTHS = 'JanFebMarAprMayJunJulAugSepOctNovDec';
 
 // RFC 9110 section 5.6.7: the three forms of HTTP-date, case-sensitive, always GMT. The groups are named alike, so
-// one reader serves all three: d(ay), mo(nth), y(ear), h(our), mi(nute), s(econd). A month is any three word
+// one reader serves all three: d(ay), mo(nth), y(ear), t(ime: hh:mm:ss). A month is any three word
 // characters here, a name only if MONTHS holds it at a multiple of 3 (any other text is no date: see the reader).
 const HTTP_DATES = [
   // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<d>\d\d) (?<mo>\w{3}) (?<y>\d{4}) (?<h>\d\d):(?<mi>\d\d):(?<s>\d\d) GMT$/,
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<d>\d\d) (?<mo>\w{3}) (?<y>\d{4}) (?<t>\d\d:\d\d:\d\d) GMT$/,
   // rfc850-date: Sunday, 06-Nov-94 08:49:37 GMT
-  /^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<d>\d\d)-(?<mo>\w{3})-(?<y>\d\d) (?<h>\d\d):(?<mi>\d\d):(?<s>\d\d) GMT$/,
+  /^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<d>\d\d)-(?<mo>\w{3})-(?<y>\d\d) (?<t>\d\d:\d\d:\d\d) GMT$/,
   // asctime-date: Sun Nov  6 08:49:37 1994
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<mo>\w{3}) (?<d> \d|\d\d) (?<h>\d\d):(?<mi>\d\d):(?<s>\d\d) (?<y>\d{4})$/,
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<mo>\w{3}) (?<d> \d|\d\d) (?<t>\d\d:\d\d:\d\d) (?<y>\d{4})$/,
 ];
 
 /** The number `value` writes (surrounding spaces allowed) if `pattern` accepts it, else undefined. Linear time. */
@@ -61,7 +61,13 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
   let g: Record<string, string> | undefined;
   for (const form of HTTP_DATES) g ??= form.exec(text)?.groups;
   if (!g) return undefined;
-  let [day, h, min, s, year] = [g.d, g.h, g.mi, g.s, g.y].map(Number) as [number, number, number, number, number];
+  let [day, year, h, min, s] = [g.d, g.y, ...(g.t as string).split(':')].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const month = MONTHS.indexOf(g.mo as string) / 3; // not an integer (no date) unless a month's name
   if ((g.y as string).length === 2) {
     // rfc850's two-digit year is the year ending in those digits closest to now, from 49 years back to 50 ahead: one
