@@ -257,7 +257,7 @@ async function loop<T>(
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (watch?.aborted) throw (signal as AbortSignal).reason; // (a guard resolves ABORTED only once the signal has aborted)
+        if (signal?.aborted) throw signal.reason; // (a guard resolves ABORTED only once the signal has aborted)
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
@@ -275,14 +275,14 @@ async function loop<T>(
           Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
         );
         if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (watch?.aborted) throw (signal as AbortSignal).reason;
+        if (signal?.aborted) throw signal.reason;
         if (done === TIMED_OUT) byDeadline = true;
       }
-      if (stopNow) throw watch?.aborted ? (signal as AbortSignal).reason : outcome;
+      if (stopNow) throw signal?.aborted ? signal.reason : outcome;
       if (failed && !timedOut && !byDeadline) {
         let verdict: unknown = p.isTransient(outcome, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (watch?.aborted) throw (signal as AbortSignal).reason;
+        if (signal?.aborted) throw signal.reason;
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
@@ -336,7 +336,7 @@ async function loop<T>(
       if (p.onRetry) {
         let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
         if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (watch?.aborted) throw (signal as AbortSignal).reason;
+        if (signal?.aborted) throw signal.reason;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
           break;
@@ -367,9 +367,9 @@ async function loop<T>(
   // inside a hook that ran after the last check too (retryAfter, random, a budget's or breaker's clock or
   // onStateChange, a success's included).
   const elapsedMs = now() - start;
-  if (watch?.aborted) {
+  if (signal?.aborted) {
     threw = true;
-    last = (signal as AbortSignal).reason;
+    last = signal.reason;
   }
   if (threw) reason = undefined;
   else if (lastFailed) {
@@ -430,7 +430,7 @@ function bounded<R>(
   unref: boolean,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
   if (!watch && timeoutMs === Infinity) return result;
-  if (watch?.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
+  if (watch?.signal.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
   return guard(timeoutMs, watch, unref, identity, result, start);
 }
 

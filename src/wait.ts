@@ -86,11 +86,6 @@ export class Watch<C = unknown> {
     this.stop = stop;
   }
 
-  /** Whether the caller's signal has aborted: checked wherever the call goes on, listening or not. */
-  get aborted(): boolean {
-    return this.signal.aborted;
-  }
-
   /**
    * Subscribes, once, until {@link release}; and whenever the signal has aborted already, does now what the abort
    * does (it may have fired while no guard was waiting, between an attempt's start and its guard's first wait).
@@ -141,14 +136,14 @@ const SETTLED = /* @__PURE__ */ Promise.resolve();
  */
 export function guard<T, A>(
   ms: number,
-  watch: Pick<Watch, 'aborted' | 'wake' | 'listen'> | undefined,
+  watch: Pick<Watch, 'signal' | 'wake' | 'listen'> | undefined,
   unref: boolean,
   work?: (arg: A) => T | PromiseLike<T>,
   arg?: A,
   from?: number,
 ): Promise<T | typeof TIMED_OUT | typeof ABORTED> {
   return new Promise((resolve, reject) => {
-    if (watch?.aborted) return resolve(ABORTED);
+    if (watch?.signal.aborted) return resolve(ABORTED);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let done = false;
     const finish = (settle: (value: never) => void, value: unknown) => {
