@@ -1,6 +1,6 @@
 import { type Decision, decide } from './decide';
 import { keep, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
-import { FAILURE, type Pass, queueingMs, RELEASE, type Settle, START, SUCCESS } from './guard';
+import { type Pass, queueingMs, Report, type Settle } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
 import { reportLater } from './report';
 import { fail, withCause } from './validate';
@@ -195,7 +195,7 @@ async function loop<T>(
   // forwards to `next` was settled twice per event, issue 30). Written out rather than shared with the simulator's
   // copy: a helper costs { retry } 15 B gzipped.
   const pass: Pass | undefined = p.breaker ? p.breaker.open(p.budget) : p.budget?.open();
-  let end: Settle = RELEASE;
+  let end: Settle = Report.RELEASE;
   // The last attempt's own start, duration and allowed time (what a budget reads); the success's, at the call's end.
   let fromMs = 0;
   let tookMs = 0;
@@ -216,7 +216,7 @@ async function loop<T>(
       } else {
         // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
         // give up without this attempt (the finally refunds what it spent). A first attempt refused throws: 0 made.
-        reason = startedMs >= timeoutMs ? 'timeout' : (pass?.settle(START, last) as StopReason | undefined);
+        reason = startedMs >= timeoutMs ? 'timeout' : (pass?.settle(Report.START, last) as StopReason | undefined);
         if (reason) break;
         context = new Attempt(++attempt, startedMs, watch);
         if (watch) watch.current = context;
@@ -262,7 +262,7 @@ async function loop<T>(
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
           lastFailed = false;
-          end = SUCCESS; // settled below with this attempt's tookMs and judgedMs: a slow success reads as queueing
+          end = Report.SUCCESS; // settled below with this attempt's tookMs and judgedMs: a slow success reads as queueing
           break;
         }
       }
@@ -313,7 +313,7 @@ async function loop<T>(
           // Cut by the call's own deadline before its attempt timeout: it took what it took, no sign of a queue.
           const cut = timedOut && byDeadline && attemptTimeoutMs < Infinity;
           const verdict = pass?.settle(
-            FAILURE,
+            Report.FAILURE,
             outcome,
             queueingMs(tookMs, timedOut && !cut, outcome, retryAfterMs),
             judgedMs,
