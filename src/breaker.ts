@@ -411,7 +411,7 @@ class Breaker implements CircuitBreaker, Guard {
   }
 
   /**
-   * The brand (see `GUARD` in guard.ts) by which `retry()` refuses a breaker passed as its `budget`, from either build.
+   * The brand (see `Brand.GUARD` in guard.ts) by which `retry()` refuses a breaker passed as its `budget`, from either build.
    */
   // Stryker disable next-line StringLiteral: as RetryError's brand, a key Stryker cannot mutate.
   get 'herdless.guard'(): 'breaker' {

@@ -352,7 +352,7 @@ class Budget implements RetryBudget, Guard {
   }
 
   /**
-   * The brand (see `GUARD` in guard.ts) by which `retry()` refuses a budget passed as its `breaker`, from either build.
+   * The brand (see `Brand.GUARD` in guard.ts) by which `retry()` refuses a budget passed as its `breaker`, from either build.
    */
   // Stryker disable next-line StringLiteral: as RetryError's brand, a key Stryker cannot mutate.
   get 'herdless.guard'(): 'budget' {

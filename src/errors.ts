@@ -58,11 +58,19 @@ export function keep(log: unknown[], error: unknown): void {
 }
 
 /**
- * The brand that makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless: a
- * prototype getter with a namespaced string key, as global as a `Symbol.for` key, and unlike a computed key it lets
- * bundlers drop the class when it is not imported.
+ * The brands, shared by both builds (ESM and CJS) of herdless. An enum, not consts: esbuild writes the strings where
+ * they are used, and no variable ships for them.
  */
-const BRAND = 'herdless.RetryError';
+enum Brand {
+  /**
+   * What makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless: a prototype
+   * getter with a namespaced string key, as global as a `Symbol.for` key, and unlike a computed key it lets bundlers
+   * drop the class when it is not imported.
+   */
+  RETRY_ERROR = 'herdless.RetryError',
+  /** The brand of {@link permanent}'s wrapper. */
+  PERMANENT = 'herdless.permanent',
+}
 
 /**
  * The rejection of `retry()` when it gives up on transient failures. A non-transient error is rethrown as it
@@ -120,8 +128,8 @@ export class RetryError extends Error {
     // A subclass (whose prototype does not hold the brand itself) checks as usual. No reference to RetryError by
     // name here: it would make bundlers rename the class, and consoles print `_RetryError`.
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
-    if (!Object.hasOwn(this.prototype, BRAND)) return Function.prototype[Symbol.hasInstance].call(this, value);
-    return branded(value, BRAND);
+    if (!Object.hasOwn(this.prototype, Brand.RETRY_ERROR)) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return branded(value, Brand.RETRY_ERROR);
   }
 }
 
@@ -135,8 +143,6 @@ function branded(value: unknown, key: string): boolean {
   }
 }
 
-/** The brand of {@link permanent}'s wrapper, shared by both builds (ESM and CJS) of herdless (see BRAND). */
-const PERMANENT = 'herdless.permanent';
 
 /** What {@link permanent} returns: an Error (so that a stray one still has a stack and a message) holding `error`. */
 class PermanentError extends Error {
@@ -180,7 +186,7 @@ export function permanent(error: unknown): Error {
 
 /** The error `permanent()` wrapped, if `value` is its wrapper (from either build); else {@link NOT_PERMANENT}. */
 export function unwrapPermanent(value: unknown): unknown {
-  if (!branded(value, PERMANENT)) return NOT_PERMANENT;
+  if (!branded(value, Brand.PERMANENT)) return NOT_PERMANENT;
   try {
     return (value as PermanentError).error;
   } catch {

@@ -86,9 +86,11 @@ export interface Guard {
  * goes in (`'budget'`, `'breaker'`), as `RetryError` carries its own (see errors.ts). `retry()` refuses either one in the
  * other's option with a TypeError naming it (a breaker used as a budget would be settled as one, and open when set to;
  * a budget used as a breaker would never ask the budget behind it). A wrapper that delegates carries no brand, and is
- * told by its shape alone.
+ * told by its shape alone. An enum, as {@link Report}.
  */
-export const GUARD = 'herdless.guard';
+export enum Brand {
+  GUARD = 'herdless.guard',
+}
 
 /**
  * How long a failed attempt took, as a guard reads it: `Infinity` (the dependency is queueing) when its timeout cut it,

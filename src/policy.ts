@@ -3,7 +3,7 @@ import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
 import type { StopReason } from './errors';
-import { GUARD } from './guard';
+import { Brand } from './guard';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
 import { fail, having, notNumber, onlyKnown, optionalFn, positive, unreadable } from './validate';
@@ -307,11 +307,11 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
 
 /**
  * A `budget` or `breaker` option checked: a guard by its shape (an `open` method), and neither the other kind, told by
- * the {@link GUARD} brand that herdless's own budget and breaker carry, nor the object given as the other option (the
+ * the {@link Brand.GUARD} brand that herdless's own budget and breaker carry, nor the object given as the other option (the
  * `budget`, for the `breaker`): either would be settled twice an event, or not asked at all.
  */
 function guardOption<V>(name: 'budget' | 'breaker', value: V, rule: string, budget: unknown): V {
-  const kind = (having(name, value, 'open', rule) as Record<string, unknown> | undefined)?.[GUARD];
+  const kind = (having(name, value, 'open', rule) as Record<string, unknown> | undefined)?.[Brand.GUARD];
   if ((kind ?? name) !== name || (value !== undefined && value === budget)) {
     fail(TypeError, name, `${rule}, not the ${kind ?? 'budget'}`, value);
   }
