@@ -128,7 +128,8 @@ export class RetryError extends Error {
     // A subclass (whose prototype does not hold the brand itself) checks as usual. No reference to RetryError by
     // name here: it would make bundlers rename the class, and consoles print `_RetryError`.
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
-    if (!Object.hasOwn(this.prototype, Brand.RETRY_ERROR)) return Function.prototype[Symbol.hasInstance].call(this, value);
+    if (!Object.hasOwn(this.prototype, Brand.RETRY_ERROR))
+      return Function.prototype[Symbol.hasInstance].call(this, value);
     return branded(value, Brand.RETRY_ERROR);
   }
 }
@@ -142,7 +143,6 @@ function branded(value: unknown, key: string): boolean {
     return false;
   }
 }
-
 
 /** What {@link permanent} returns: an Error (so that a stray one still has a stack and a message) holding `error`. */
 class PermanentError extends Error {
