@@ -127,9 +127,10 @@ export class RetryError extends Error {
   static override [Symbol.hasInstance](value: unknown): boolean {
     // A subclass (whose prototype does not hold the brand itself) checks as usual. No reference to RetryError by
     // name here: it would make bundlers rename the class, and consoles print `_RetryError`.
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
-    if (!Object.hasOwn(this.prototype, Brand.RETRY_ERROR))
+    if (!Object.hasOwn(this.prototype, Brand.RETRY_ERROR)) {
+      // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
       return Function.prototype[Symbol.hasInstance].call(this, value);
+    }
     return branded(value, Brand.RETRY_ERROR);
   }
 }
