@@ -63,11 +63,11 @@ export function keep(log: unknown[], error: unknown): void {
  */
 enum Brand {
   /**
-   * What makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless: a prototype
+   * RetryError's: what makes `instanceof RetryError` true for a RetryError of either build (ESM or CJS) of herdless: a prototype
    * getter with a namespaced string key, as global as a `Symbol.for` key, and unlike a computed key it lets bundlers
    * drop the class when it is not imported.
    */
-  RETRY_ERROR = 'herdless.RetryError',
+  RETRY = 'herdless.RetryError',
   /** The brand of {@link permanent}'s wrapper. */
   PERMANENT = 'herdless.permanent',
 }
@@ -127,11 +127,9 @@ export class RetryError extends Error {
   static override [Symbol.hasInstance](value: unknown): boolean {
     // A subclass (whose prototype does not hold the brand itself) checks as usual. No reference to RetryError by
     // name here: it would make bundlers rename the class, and consoles print `_RetryError`.
-    if (!Object.hasOwn(this.prototype, Brand.RETRY_ERROR)) {
-      // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
-      return Function.prototype[Symbol.hasInstance].call(this, value);
-    }
-    return branded(value, Brand.RETRY_ERROR);
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked about, maybe a subclass
+    if (!Object.hasOwn(this.prototype, Brand.RETRY)) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return branded(value, Brand.RETRY);
   }
 }
 
