@@ -11,19 +11,10 @@ enum Max {
    */
   DATE_LENGTH = 33,
 }
-const MONTHS = 'JanFebMarAprMayJunJulAugSepOctNovDec';
-
-// RFC 9110 section 5.6.7: the three forms of HTTP-date, case-sensitive, always GMT. The groups are named alike, so
-// one reader serves all three: d(ay), mo(nth), y(ear), t(ime: hh:mm:ss). A month is any three word
-// characters here, a name only if MONTHS holds it at a multiple of 3 (any other text is no date: see the reader).
-const HTTP_DATES = [
-  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<d>\d\d) (?<mo>\w{3}) (?<y>\d{4}) (?<t>\d\d:\d\d:\d\d) GMT$/,
-  // rfc850-date: Sunday, 06-Nov-94 08:49:37 GMT
-  /^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<d>\d\d)-(?<mo>\w{3})-(?<y>\d\d) (?<t>\d\d:\d\d:\d\d) GMT$/,
-  // asctime-date: Sun Nov  6 08:49:37 1994
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<mo>\w{3}) (?<d> \d|\d\d) (?<t>\d\d:\d\d:\d\d) (?<y>\d{4})$/,
-];
+/** The months' names in a date, in order (an enum: esbuild writes the string where it is used). */
+enum Months {
+  NAMES = 'JanFebMarAprMayJunJulAugSepOctNovDec',
+}
 
 /** The number `value` writes (surrounding spaces allowed) if `pattern` accepts it, else undefined. Linear time. */
 function digits(value: string | undefined, pattern = /^\d+$/): number | undefined {
@@ -57,9 +48,20 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
   if (seconds !== undefined) return clamp(seconds * 1000);
   const text = value.trim();
   if (text.length > Max.DATE_LENGTH) return undefined;
-  // An HTTP-date in any of RFC 9110's three forms; not Feb 30, 24:00:00 and the like.
+  // An HTTP-date in any of RFC 9110's three forms (section 5.6.7), case-sensitive, always GMT; not Feb 30, 24:00:00
+  // and the like. The groups are named alike, so one reader serves all three: d(ay), mo(nth), y(ear), t(ime:
+  // hh:mm:ss). A month is any three word characters here, a name only if Months.NAMES holds it at a multiple of 3 (any
+  // other text is no date: see below). The patterns are literals here, made when a date is read.
   let g: Record<string, string> | undefined;
-  for (const form of HTTP_DATES) g ??= form.exec(text)?.groups;
+  for (const form of [
+    // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+    /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<d>\d\d) (?<mo>\w{3}) (?<y>\d{4}) (?<t>\d\d:\d\d:\d\d) GMT$/,
+    // rfc850-date: Sunday, 06-Nov-94 08:49:37 GMT
+    /^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<d>\d\d)-(?<mo>\w{3})-(?<y>\d\d) (?<t>\d\d:\d\d:\d\d) GMT$/,
+    // asctime-date: Sun Nov  6 08:49:37 1994
+    /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<mo>\w{3}) (?<d> \d|\d\d) (?<t>\d\d:\d\d:\d\d) (?<y>\d{4})$/,
+  ])
+    g ??= form.exec(text)?.groups;
   if (!g) return undefined;
   let [day, year, h, min, s] = [g.d, g.y, ...(g.t as string).split(':')].map(Number) as [
     number,
@@ -68,7 +70,7 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
     number,
     number,
   ];
-  const month = MONTHS.indexOf(g.mo as string) / 3; // not an integer (no date) unless a month's name
+  const month = Months.NAMES.indexOf(g.mo as string) / 3; // not an integer (no date) unless a month's name
   if ((g.y as string).length === 2) {
     // rfc850's two-digit year is the year ending in those digits closest to now, from 49 years back to 50 ahead: one
     // that would be more than 50 years ahead is in the past (RFC 9110), and across a century boundary 00 right after
