@@ -419,8 +419,6 @@ enum Spins {
   MIN = 16,
 }
 
-const identity = <V>(value: V): V => value;
-
 /** A callback's promise, awaited within the call's deadline and its caller's abort. */
 function bounded<R>(
   result: PromiseLike<R>,
@@ -431,7 +429,7 @@ function bounded<R>(
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
   if (!watch && timeoutMs === Infinity) return result;
   if (watch?.signal.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
-  return guard(timeoutMs, watch, unref, identity, result, start);
+  return guard(timeoutMs, watch, unref, (value) => value, result, start);
 }
 
 /** A `retryAfter` reader's answer, checked: a number >= 0 (Infinity allowed) or undefined. */
