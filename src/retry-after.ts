@@ -124,6 +124,15 @@ const exhausted = (remaining: string | undefined): boolean => remaining === unde
 const clamp = (ms: number): number => Math.min(Math.ceil(ms), Max.WAIT_MS);
 
 /**
+ * A quota's reset in `seconds` as a wait in ms (see {@link clamp}), when it is given and, with `remaining` named, the
+ * quota is used up (see {@link exhausted}); from `nowMs` if given and it is an epoch time (see {@link Epoch}).
+ */
+function reset(seconds: number | undefined, get?: Lookup, remaining?: string, nowMs?: number): number | undefined {
+  if (seconds === undefined || (get && !exhausted(get(remaining as string)))) return undefined;
+  return Math.max(0, clamp(seconds * 1000 - (nowMs === undefined || seconds < Epoch.SECONDS ? 0 : nowMs)));
+}
+
+/**
  * X-RateLimit-Reset's rule: 10^9 or more is an epoch time in seconds (GitHub, Discord; 10^9 s after 1970 is
  * September 2001, and no server asks to wait 31 years), less is a delta in seconds (Reddit). An enum, as {@link Max}.
  */
@@ -136,9 +145,9 @@ enum Epoch {
  * (`"default";r=0;t=30, "burst";r=5;t=1`): the longest `t` (seconds until the quota resets) of the policies that are
  * used up (`r=0`, or no `r`). Members are split on commas; a policy name holding a comma is not supported.
  */
-function structuredReset(value: string): number | undefined {
+function structuredReset(value: string | undefined): number | undefined {
   let longest: number | undefined;
-  for (const member of value.split(',')) {
+  for (const member of value?.split(',') ?? []) {
     const params = new Map<string, string>();
     for (const param of member.split(';').slice(1)) {
       const at = param.indexOf('=');
@@ -168,16 +177,13 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
   }
   const ms = digits(get('retry-after-ms')) ?? digits(get('x-ms-retry-after-ms'));
   if (ms !== undefined) return clamp(ms);
-  const after = parseRetryAfter(get('retry-after'), nowMs);
-  if (after !== undefined) return after;
-  const field = get('ratelimit');
-  const structured = field === undefined ? undefined : structuredReset(field);
-  if (structured !== undefined) return clamp(structured * 1000);
-  const reset = digits(get('ratelimit-reset'));
-  if (reset !== undefined && exhausted(get('ratelimit-remaining'))) return clamp(reset * 1000);
-  const x = seconds(get('x-ratelimit-reset'));
-  if (x === undefined || !exhausted(get('x-ratelimit-remaining'))) return undefined;
-  return Math.max(0, clamp(x * 1000 - (x < Epoch.SECONDS ? 0 : nowMs)));
+  // Each read only when the ones before it found nothing, in this order (`??` is lazy).
+  return (
+    parseRetryAfter(get('retry-after'), nowMs) ??
+    reset(structuredReset(get('ratelimit'))) ??
+    reset(digits(get('ratelimit-reset')), get, 'ratelimit-remaining') ??
+    reset(seconds(get('x-ratelimit-reset')), get, 'x-ratelimit-remaining', nowMs)
+  );
 }
 
 /**
