@@ -1,35 +1,38 @@
 /** The HTTP statuses worth retrying: timeouts, too early, too many requests, and the server-side failures that pass. */
 const TRANSIENT_STATUSES = /* @__PURE__ */ new Set([408, 425, 429, 500, 502, 503, 504]);
 
-/** Socket and DNS failures (Node's `code`s) and undici's connection and timeout errors. */
+/**
+ * Socket and DNS failures (Node's `code`s) and undici's connection and timeout errors. This list and the two below are
+ * in the order that gzips smallest (a Set is only asked what it holds).
+ */
 const NETWORK_CODES = /* @__PURE__ */ new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED', // also axios's timeout
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND', // a DNS failure: the name may resolve again (the AWS SDK retries it too)
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTUNREACH',
-  'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'ECONNREFUSED',
+  'ECONNABORTED', // also axios's timeout
+  'EHOSTUNREACH',
+  'ENETUNREACH',
   'ERR_NETWORK', // axios, when the request failed without a response (the browser's network error)
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENOTFOUND', // a DNS failure: the name may resolve again (the AWS SDK retries it too)
+  'ENETDOWN',
+  'EPIPE',
 ]);
 
 /** The messages of the TypeError that `fetch` rejects with on a network failure, runtime by runtime. */
 const FETCH_FAILURES = /* @__PURE__ */ new Set([
-  'fetch failed', // Node (undici)
   'Failed to fetch', // Chromium, Deno
-  'network error', // Chromium, some paths
-  'NetworkError when attempting to fetch resource.', // Firefox
   'Load failed', // Safari
-  'The Internet connection appears to be offline.', // Safari
-  'Network request failed', // React Native, whatwg-fetch, cross-fetch
   'Network connection lost', // Cloudflare Workers
+  'Network request failed', // React Native, whatwg-fetch, cross-fetch
+  'NetworkError when attempting to fetch resource.', // Firefox
+  'The Internet connection appears to be offline.', // Safari
+  'fetch failed', // Node (undici)
+  'network error', // Chromium, some paths
 ]);
 
 /** Errors that mean a bug or a deliberate stop, not a passing failure. */
@@ -49,22 +52,25 @@ const PERMANENT_NAMES = /* @__PURE__ */ new Set([
  * AWS SDK v3 error names that mean throttling or a passing timeout, whatever the status (a throttled DynamoDB call is a
  * 400): THROTTLING_ERROR_CODES and TRANSIENT_ERROR_CODES of @smithy/service-error-classification (src/constants.ts).
  */
-/** AWS SDK v3's throttling error names (smithy's list): the service says it is saturated, or the caller over quota. */
+/**
+ * AWS SDK v3's throttling error names (smithy's list, shortest first: see NETWORK_CODES): the service says it is
+ * saturated, or the caller over quota.
+ */
 const AWS_THROTTLING_NAMES = /* @__PURE__ */ new Set([
-  'BandwidthLimitExceeded',
+  'SlowDown',
+  'Throttling',
+  'RequestThrottled',
+  'ThrottledException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
   'EC2ThrottledException',
+  'BandwidthLimitExceeded',
   'LimitExceededException',
   'PriorRequestNotComplete',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'ThrottledException',
-  'Throttling',
-  'ThrottlingException',
   'TooManyRequestsException',
+  'RequestThrottledException',
   'TransactionInProgressException',
+  'ProvisionedThroughputExceededException',
 ]);
 
 /** AWS SDK v3's timeout error names. */
