@@ -15,8 +15,8 @@ const now = () => performance.now();
  */
 class Attempt implements RetryContext {
   #controller: AbortController | undefined;
-  #stopped = false;
-  #reason: unknown;
+  /** Why it was stopped, boxed (a reason may be anything); undefined while it runs. */
+  #stopped: [unknown] | undefined;
   readonly #watch: Watch<Attempt> | undefined;
 
   declare readonly attempt: number;
@@ -33,16 +33,17 @@ class Attempt implements RetryContext {
     if (!this.#controller) {
       this.#controller = new AbortController();
       this.#watch?.listen();
-      if (this.#stopped) this.#controller.abort(this.#reason);
+      if (this.#stopped) this.#controller.abort(this.#stopped[0]);
     }
     return this.#controller.signal;
   }
 
-  /** Aborts the attempt's signal, now if it was read, else as soon as it is; the first reason stays. */
+  /**
+   * Aborts the attempt's signal, now if it was read, else as soon as it is; the first reason stays (kept here, and a
+   * signal aborted once ignores a second abort()).
+   */
   static stop(context: Attempt, reason: unknown): void {
-    if (context.#stopped) return;
-    context.#stopped = true;
-    context.#reason = reason;
+    context.#stopped ??= [reason];
     context.#controller?.abort(reason);
   }
 }
