@@ -12,7 +12,7 @@
  * delays, with the recovery the safety goal also bounds: only a wait longer than the slowdown (8 s) passes.
  */
 
-import { FAILURE, type Pass, type Settle } from '../src/guard';
+import { type Pass, Report, type Settle } from '../src/guard';
 import type { RetryBudget } from '../src/index';
 import { simulateOverload, simulatePartial } from '../src/simulate/index';
 import { createRng } from '../src/simulate/rng';
@@ -26,7 +26,7 @@ function perCall(p2: number, p3: number) {
       let failures = 0;
       return {
         settle(event: Settle, _failure?: unknown, attemptMs = 0, allowedMs = Number.POSITIVE_INFINITY) {
-          if (event !== FAILURE) return undefined;
+          if (event !== Report.FAILURE) return undefined;
           failures++;
           if (attemptMs >= allowedMs / 2) return 'budget';
           return coin.next() < (failures === 1 ? p2 : p3) ? undefined : 'budget';

@@ -1,5 +1,5 @@
 import type { StopReason } from './errors';
-import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
+import { type Guard, type Pass, Report, type Settle } from './guard';
 import { nearest } from './nearest';
 import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or, unreadable, withCause } from './validate';
@@ -232,8 +232,8 @@ export class CircuitOpenError extends Error {
   }
 }
 
-/** What a permit reports: {@link SUCCESS}, {@link FAILURE} or {@link RELEASE} (the guard's numbering). */
-type Outcome = Exclude<Settle, typeof START>;
+/** What a permit reports: {@link Report.SUCCESS}, {@link Report.FAILURE} or {@link Report.RELEASE} (the guard's numbering). */
+type Outcome = Exclude<Settle, Report.START>;
 
 /**
  * One attempt's permit: an object per admission (two fields, methods on the prototype), so that its first report is
@@ -258,15 +258,15 @@ class Permit implements CircuitPermit {
   }
 
   recordSuccess(): void {
-    this.end(SUCCESS);
+    this.end(Report.SUCCESS);
   }
 
   recordFailure(): void {
-    this.end(FAILURE);
+    this.end(Report.FAILURE);
   }
 
   release(): void {
-    this.end(RELEASE);
+    this.end(Report.RELEASE);
   }
 }
 
@@ -290,7 +290,7 @@ class BreakerPass implements Pass {
   }
 
   settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | number | undefined {
-    if (event === START) {
+    if (event === Report.START) {
       let admitted: CircuitPermit | CircuitOpenError;
       try {
         admitted = this.#breaker.admit();
@@ -304,7 +304,7 @@ class BreakerPass implements Pass {
       this.#permit = admitted as Permit;
     } else {
       this.#permit?.end(event);
-      if (event === FAILURE && this.#breaker.state !== 'closed') return 'circuit-open';
+      if (event === Report.FAILURE && this.#breaker.state !== 'closed') return 'circuit-open';
     }
     return this.#next?.settle(event, failure, attemptMs, allowedMs);
   }
@@ -330,9 +330,9 @@ class Breaker implements CircuitBreaker, Guard {
   #generation = 0;
   /** What a permit reports through: its generation, and 0 (success), 1 (failure) or 2 (release). */
   readonly #report = (generation: number, outcome: Outcome): void => {
-    if (outcome === RELEASE) {
+    if (outcome === Report.RELEASE) {
       if (generation === this.#generation && this.#state === 'half-open' && this.#probes > 0) this.#probes--;
-    } else if (outcome === FAILURE) this.#record(generation, 1);
+    } else if (outcome === Report.FAILURE) this.#record(generation, 1);
     else {
       try {
         this.#record(generation, 0);
@@ -411,7 +411,7 @@ class Breaker implements CircuitBreaker, Guard {
   }
 
   /**
-   * The brand (see `GUARD` in guard.ts) by which `retry()` refuses a breaker passed as its `budget`, from either build.
+   * The brand (see `Brand.GUARD` in guard.ts) by which `retry()` refuses a breaker passed as its `budget`, from either build.
    */
   // Stryker disable next-line StringLiteral: as RetryError's brand, a key Stryker cannot mutate.
   get 'herdless.guard'(): 'breaker' {

@@ -1,5 +1,5 @@
 import { isThrottled } from './classify';
-import { FAILURE, type Guard, type Pass, RELEASE, type Settle, START, SUCCESS } from './guard';
+import { type Guard, type Pass, Report, type Settle } from './guard';
 import { nearest } from './nearest';
 import { reportLater } from './report';
 import { fail, finite, num, onlyKnown, optionalFn, or, unreadable, withCause } from './validate';
@@ -143,7 +143,7 @@ class BudgetPass implements Pass {
   }
 
   settle(event: Settle, failure?: unknown, attemptMs = 0, allowedMs = Infinity): 'budget' | number | undefined {
-    if (event === START) {
+    if (event === Report.START) {
       if (this.#held === undefined) this.#budget.deposit();
       else if (this.#waited) {
         this.#waited = false;
@@ -161,7 +161,7 @@ class BudgetPass implements Pass {
       } catch {
         this.#startedAt = Number.NaN;
       }
-    } else if (event === FAILURE) {
+    } else if (event === Report.FAILURE) {
       // A throttling answer with no wait says the server is saturated now, however fast: begun now, never overtaken.
       const throttled = attemptMs === Infinity && isThrottled(failure);
       const hold = this.#budget.saturated(attemptMs, allowedMs, 1, throttled ? Infinity : this.#startedAt);
@@ -172,13 +172,13 @@ class BudgetPass implements Pass {
         this.#waited = true; // held through the trouble: asked again, as it starts, whether it may still go
         return hold;
       }
-    } else if (event === SUCCESS) {
+    } else if (event === Report.SUCCESS) {
       try {
         this.#budget.saturated(attemptMs, allowedMs, 0, this.#startedAt); // counted: how fast, and that it worked
       } catch (error) {
         reportLater(error); // a broken clock: a success stays a success (the caller must not redo done work)
       }
-    } else if (event === RELEASE && this.#held) this.#held.release();
+    } else if (event === Report.RELEASE && this.#held) this.#held.release();
     return undefined;
   }
 }
@@ -353,7 +353,7 @@ class Budget implements RetryBudget, Guard {
   }
 
   /**
-   * The brand (see `GUARD` in guard.ts) by which `retry()` refuses a budget passed as its `breaker`, from either build.
+   * The brand (see `Brand.GUARD` in guard.ts) by which `retry()` refuses a budget passed as its `breaker`, from either build.
    */
   // Stryker disable next-line StringLiteral: as RetryError's brand, a key Stryker cannot mutate.
   get 'herdless.guard'(): 'budget' {

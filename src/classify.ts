@@ -1,35 +1,38 @@
 /** The HTTP statuses worth retrying: timeouts, too early, too many requests, and the server-side failures that pass. */
 const TRANSIENT_STATUSES = /* @__PURE__ */ new Set([408, 425, 429, 500, 502, 503, 504]);
 
-/** Socket and DNS failures (Node's `code`s) and undici's connection and timeout errors. */
+/**
+ * Socket and DNS failures (Node's `code`s) and undici's connection and timeout errors. This list and the two below are
+ * in the order that gzips smallest (a Set is only asked what it holds).
+ */
 const NETWORK_CODES = /* @__PURE__ */ new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED', // also axios's timeout
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND', // a DNS failure: the name may resolve again (the AWS SDK retries it too)
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTUNREACH',
-  'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'ECONNREFUSED',
+  'ECONNABORTED', // also axios's timeout
+  'EHOSTUNREACH',
+  'ENETUNREACH',
   'ERR_NETWORK', // axios, when the request failed without a response (the browser's network error)
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENOTFOUND', // a DNS failure: the name may resolve again (the AWS SDK retries it too)
+  'ENETDOWN',
+  'EPIPE',
 ]);
 
 /** The messages of the TypeError that `fetch` rejects with on a network failure, runtime by runtime. */
 const FETCH_FAILURES = /* @__PURE__ */ new Set([
-  'fetch failed', // Node (undici)
   'Failed to fetch', // Chromium, Deno
-  'network error', // Chromium, some paths
-  'NetworkError when attempting to fetch resource.', // Firefox
   'Load failed', // Safari
-  'The Internet connection appears to be offline.', // Safari
-  'Network request failed', // React Native, whatwg-fetch, cross-fetch
   'Network connection lost', // Cloudflare Workers
+  'Network request failed', // React Native, whatwg-fetch, cross-fetch
+  'NetworkError when attempting to fetch resource.', // Firefox
+  'The Internet connection appears to be offline.', // Safari
+  'fetch failed', // Node (undici)
+  'network error', // Chromium, some paths
 ]);
 
 /** Errors that mean a bug or a deliberate stop, not a passing failure. */
@@ -49,22 +52,25 @@ const PERMANENT_NAMES = /* @__PURE__ */ new Set([
  * AWS SDK v3 error names that mean throttling or a passing timeout, whatever the status (a throttled DynamoDB call is a
  * 400): THROTTLING_ERROR_CODES and TRANSIENT_ERROR_CODES of @smithy/service-error-classification (src/constants.ts).
  */
-/** AWS SDK v3's throttling error names (smithy's list): the service says it is saturated, or the caller over quota. */
+/**
+ * AWS SDK v3's throttling error names (smithy's list, shortest first: see NETWORK_CODES): the service says it is
+ * saturated, or the caller over quota.
+ */
 const AWS_THROTTLING_NAMES = /* @__PURE__ */ new Set([
-  'BandwidthLimitExceeded',
+  'SlowDown',
+  'Throttling',
+  'RequestThrottled',
+  'ThrottledException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
   'EC2ThrottledException',
+  'BandwidthLimitExceeded',
   'LimitExceededException',
   'PriorRequestNotComplete',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'ThrottledException',
-  'Throttling',
-  'ThrottlingException',
   'TooManyRequestsException',
+  'RequestThrottledException',
   'TransactionInProgressException',
+  'ProvisionedThroughputExceededException',
 ]);
 
 /** AWS SDK v3's timeout error names. */
@@ -75,10 +81,14 @@ const AWS_TIMEOUT_NAMES = /* @__PURE__ */ new Set(['TimeoutError', 'RequestTimeo
  * Every other code, 0 to 16, is permanent.
  */
 const GRPC_TRANSIENT_CODES = /* @__PURE__ */ new Set([4, 8, 10, 14]);
-const GRPC_MAX_CODE = 16;
 
-/** How deep {@link isNetworkError} follows `cause`: enough for wrapped fetch errors, bounded against cycles. */
-const MAX_CAUSE_DEPTH = 8;
+/** Bounds, as an enum rather than consts: esbuild writes the numbers where they are used, and no variable ships. */
+enum Max {
+  /** The highest gRPC status code. */
+  GRPC_CODE = 16,
+  /** How deep {@link isNetworkError} follows `cause`: enough for wrapped fetch errors, bounded against cycles. */
+  CAUSE_DEPTH = 8,
+}
 
 type Bag = Record<string, unknown>;
 /** Whether `value` is an object (not null), whose fields can be read. */
@@ -97,7 +107,14 @@ const asStatus = (value: unknown): number | undefined =>
  */
 export function getStatus(error: unknown): number | undefined {
   try {
-    return statusOf(error);
+    if (!isObject(error)) return undefined;
+    const { response, $metadata } = error;
+    return (
+      asStatus(error.status) ??
+      asStatus(error.statusCode) ??
+      (isObject(response) ? (asStatus(response.status) ?? asStatus(response.statusCode)) : undefined) ??
+      (isObject($metadata) ? asStatus($metadata.httpStatusCode) : undefined)
+    );
   } catch {
     return undefined; // a throwing getter or a revoked Proxy carries no status we can read
   }
@@ -131,17 +148,6 @@ export function isThrottled(error: unknown): boolean {
   }
 }
 
-function statusOf(error: unknown): number | undefined {
-  if (!isObject(error)) return undefined;
-  const { response, $metadata } = error;
-  return (
-    asStatus(error.status) ??
-    asStatus(error.statusCode) ??
-    (isObject(response) ? (asStatus(response.status) ?? asStatus(response.statusCode)) : undefined) ??
-    (isObject($metadata) ? asStatus($metadata.httpStatusCode) : undefined)
-  );
-}
-
 /**
  * Whether an HTTP status is worth retrying: 408, 425, 429, 500, 502, 503 or 504. Every other status is permanent
  * (a 501 or a 4xx will not change by asking again).
@@ -155,6 +161,9 @@ function statusOf(error: unknown): number | undefined {
 export function isTransientStatus(status: number): boolean {
   return TRANSIENT_STATUSES.has(status);
 }
+
+/** The causes undici gives a `fetch failed` it refused before sending anything, and would refuse again. */
+const REFUSED_LOCALLY: ReadonlySet<string> = /* @__PURE__ */ new Set(['unknown scheme', 'bad port']);
 
 /**
  * Whether an error, or any error in its `cause` chain (8 deep at most), is a network failure: a socket or DNS error
@@ -170,45 +179,21 @@ export function isTransientStatus(status: number): boolean {
  */
 export function isNetworkError(error: unknown): boolean {
   try {
-    return networkError(error);
+    let current = error;
+    for (let depth = 0; depth <= Max.CAUSE_DEPTH && isObject(current); depth++) {
+      if (NETWORK_CODES.has(current.code as string)) return true;
+      if (current.name === 'TypeError' && FETCH_FAILURES.has(current.message as string)) {
+        // undici refuses some requests before any network: a URL scheme it cannot fetch, a port the fetch standard
+        // blocks. The same on every attempt: not a network failure.
+        const cause = current.cause;
+        return !(isObject(cause) && REFUSED_LOCALLY.has(cause.message as string));
+      }
+      current = current.cause;
+    }
+    return false;
   } catch {
     return false; // a throwing getter or a revoked Proxy somewhere in the chain
   }
-}
-
-/** The causes undici gives a `fetch failed` it refused before sending anything, and would refuse again. */
-const REFUSED_LOCALLY: ReadonlySet<string> = /* @__PURE__ */ new Set(['unknown scheme', 'bad port']);
-
-function networkError(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && isObject(current); depth++) {
-    if (NETWORK_CODES.has(current.code as string)) return true;
-    if (current.name === 'TypeError' && FETCH_FAILURES.has(current.message as string)) {
-      // undici refuses some requests before any network: a URL scheme it cannot fetch, a port the fetch standard
-      // blocks. The same on every attempt: not a network failure.
-      const cause = current.cause;
-      return !(isObject(cause) && REFUSED_LOCALLY.has(cause.message as string));
-    }
-    current = current.cause;
-  }
-  return false;
-}
-
-/**
- * What an AWS SDK v3 or a gRPC error says of itself, before its HTTP status is read; `undefined` for other errors.
- * - AWS SDK v3 (a `$metadata` object): a `$retryable` trait, or a throttling or timeout name, is transient.
- * - gRPC (`@grpc/grpc-js`'s `callErrorFromStatus`: an integer `code` from 0 to 16 beside a `metadata` object; also
- *   Connect's and grpc-web's errors): transient iff the code is in {@link GRPC_TRANSIENT_CODES}.
- */
-function clientVerdict(error: Bag): boolean | undefined {
-  const { $metadata, $retryable, code, metadata } = error;
-  const name = error.name as string;
-  if (isObject($retryable) || (isObject($metadata) && (AWS_THROTTLING_NAMES.has(name) || AWS_TIMEOUT_NAMES.has(name))))
-    return true;
-  if (isObject(metadata) && Number.isInteger(code) && (code as number) >= 0 && (code as number) <= GRPC_MAX_CODE) {
-    return GRPC_TRANSIENT_CODES.has(code as number);
-  }
-  return undefined;
 }
 
 /**
@@ -242,25 +227,34 @@ function clientVerdict(error: Bag): boolean | undefined {
  */
 export function isTransient(error: unknown): boolean {
   try {
-    return transient(error);
+    if (isObject(error)) {
+      // Rule 1, what an AWS SDK v3 or a gRPC error says of itself, before its HTTP status is read:
+      // - AWS SDK v3 (a `$metadata` object): a `$retryable` trait, or a throttling or timeout name, is transient.
+      // - gRPC (`@grpc/grpc-js`'s `callErrorFromStatus`: an integer `code` from 0 to 16 beside a `metadata` object;
+      //   also Connect's and grpc-web's errors): transient iff the code is in GRPC_TRANSIENT_CODES.
+      const { $metadata, $retryable, code, metadata } = error;
+      const name = error.name as string;
+      if (
+        isObject($retryable) ||
+        (isObject($metadata) && (AWS_THROTTLING_NAMES.has(name) || AWS_TIMEOUT_NAMES.has(name)))
+      )
+        return true;
+      if (isObject(metadata) && Number.isInteger(code) && (code as number) >= 0 && (code as number) <= Max.GRPC_CODE) {
+        return GRPC_TRANSIENT_CODES.has(code as number);
+      }
+    }
+    const status = getStatus(error);
+    // A status below 400 is the headers of an answer that then failed (a body cut after its 200): no verdict on it.
+    if ((status as number) >= 400) return TRANSIENT_STATUSES.has(status as number);
+    if (isNetworkError(error) || !isObject(error)) return true;
+    return !(
+      PERMANENT_NAMES.has(error.name as string) ||
+      error instanceof TypeError ||
+      error instanceof RangeError ||
+      error instanceof SyntaxError ||
+      error instanceof ReferenceError
+    );
   } catch {
     return true; // unreadable (a throwing getter, a revoked Proxy): an unknown failure, as rule 5 has it
   }
-}
-
-function transient(error: unknown): boolean {
-  const client = isObject(error) ? clientVerdict(error) : undefined;
-  if (client !== undefined) return client;
-  const status = getStatus(error);
-  // A status below 400 is the headers of an answer that then failed (a body cut after its 200): no verdict on it.
-  if ((status as number) >= 400) return TRANSIENT_STATUSES.has(status as number);
-  if (isNetworkError(error)) return true;
-  if (!isObject(error)) return true;
-  return !(
-    PERMANENT_NAMES.has(error.name as string) ||
-    error instanceof TypeError ||
-    error instanceof RangeError ||
-    error instanceof SyntaxError ||
-    error instanceof ReferenceError
-  );
 }

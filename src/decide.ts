@@ -39,7 +39,8 @@ export function decide(
 ): Decision {
   if (attempt >= policy.maxAttempts) return { retry: false, reason: 'attempts' };
   // Infinity is "do not retry" (a negative gRPC pushback), whatever maxRetryAfterMs allows.
-  if (retryAfterMs !== undefined && (retryAfterMs > policy.maxRetryAfterMs || retryAfterMs === Infinity))
+  // (undefined is neither: no comparison holds for it)
+  if ((retryAfterMs as number) > policy.maxRetryAfterMs || retryAfterMs === Infinity)
     return { retry: false, reason: 'retry-after' };
   // The budget's hold is a floor, spread as a server's wait is, and cut so that the sleep ends by half the time left
   // before the deadline: a held call still gets half of what it has for its attempt, rather than giving up at once.
@@ -50,14 +51,17 @@ export function decide(
   const leftMs = policy.timeoutMs - elapsedMs;
   const heldMs = holdMs > 0 && holdMs <= leftMs ? Math.min(holdMs, leftMs / 4) : 0;
   if (heldMs > policy.maxRetryAfterMs || holdMs === Infinity) return { retry: false, reason: 'budget' };
-  const hinted = retryAfterMs !== undefined && retryAfterMs > 0;
-  let delayMs = hinted ? spreadAfter(retryAfterMs, policy) : delayFor(policy, attempt, previousBackoffMs);
+  const hinted = (retryAfterMs as number) > 0;
+  let delayMs = hinted ? spreadAfter(retryAfterMs as number, policy) : delayFor(policy, attempt, previousBackoffMs);
   // A server wait near the largest double, spread, overflows: a wait no deadline or none could ever see end.
   if (delayMs === Infinity) return { retry: false, reason: 'retry-after' };
   let backoffMs = hinted ? previousBackoffMs : delayMs;
   if (heldMs > 0) {
     const held = spreadAfter(heldMs, policy);
-    if (held > delayMs) [delayMs, backoffMs] = [held, previousBackoffMs];
+    if (held > delayMs) {
+      delayMs = held;
+      backoffMs = previousBackoffMs;
+    }
   }
   if (elapsedMs + delayMs >= policy.timeoutMs) return { retry: false, reason: 'timeout' };
   return { retry: true, delayMs, backoffMs };

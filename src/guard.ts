@@ -2,16 +2,22 @@ import { isThrottled } from './classify';
 import type { StopReason } from './errors';
 
 /**
- * What `retry()` reports through a call's {@link Pass}: an attempt is about to start (`START`), it succeeded
- * (`SUCCESS`), it failed in a way that counts (`FAILURE`: a failure the policy's `isTransient` calls transient, a
- * retried result, an attempt abandoned by its timeout or the deadline), or the call ends (`RELEASE`: whatever is still
- * held is let go). `SUCCESS`, `FAILURE` and `RELEASE` are also a breaker's permit's outcomes, in its numbering.
+ * The events of {@link Settle} by name, for the code that reports and reads them. An enum, not consts: esbuild writes
+ * the numbers where they are used, and no variable ships for them.
  */
-export const SUCCESS = 0;
-export const FAILURE = 1;
-export const RELEASE = 2;
-export const START = 3;
-export type Settle = typeof SUCCESS | typeof FAILURE | typeof RELEASE | typeof START;
+export enum Report {
+  SUCCESS = 0,
+  FAILURE = 1,
+  RELEASE = 2,
+  START = 3,
+}
+/**
+ * What `retry()` reports through a call's {@link Pass}: an attempt is about to start (`START`, 3), it succeeded
+ * (`SUCCESS`, 0), it failed in a way that counts (`FAILURE`, 1: a failure the policy's `isTransient` calls transient, a
+ * retried result, an attempt abandoned by its timeout or the deadline), or the call ends (`RELEASE`, 2: whatever is
+ * still held is let go). `SUCCESS`, `FAILURE` and `RELEASE` are also a breaker's permit's outcomes, in its numbering.
+ */
+export type Settle = 0 | 1 | 2 | 3;
 
 /**
  * One `retry()` call's pass through a guard (its breaker, its budget, or a breaker in front of a budget). `retry()`
@@ -80,9 +86,11 @@ export interface Guard {
  * goes in (`'budget'`, `'breaker'`), as `RetryError` carries its own (see errors.ts). `retry()` refuses either one in the
  * other's option with a TypeError naming it (a breaker used as a budget would be settled as one, and open when set to;
  * a budget used as a breaker would never ask the budget behind it). A wrapper that delegates carries no brand, and is
- * told by its shape alone.
+ * told by its shape alone. An enum, as {@link Report}.
  */
-export const GUARD = 'herdless.guard';
+export enum Brand {
+  GUARD = 'herdless.guard',
+}
 
 /**
  * How long a failed attempt took, as a guard reads it: `Infinity` (the dependency is queueing) when its timeout cut it,

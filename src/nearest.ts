@@ -15,19 +15,14 @@ export function nearest(key: string, names: Iterable<string>): string | undefine
   return found;
 }
 
-/** Levenshtein distance, one row at a time; the strings are option names, so it is small. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 0; i < a.length; i++) {
-    const next = [i + 1];
-    for (let j = 0; j < b.length; j++) {
-      next[j + 1] = Math.min(
-        (row[j + 1] as number) + 1,
-        (next[j] as number) + 1,
-        (row[j] as number) + +(a[i] !== b[j]),
-      );
-    }
-    row = next;
-  }
-  return row[b.length] as number;
+/**
+ * Levenshtein distance between `a` and `b` when it is at most `max` (2: all {@link nearest} needs), else some number
+ * above `max`. Equal first characters are matched at once (never worse than any edit); otherwise each of the three
+ * edits is tried with one edit fewer to spare, so the work is bounded by 3 ** max, whatever the lengths.
+ */
+function distance(a: string, b: string, max = 2): number {
+  if (!a || !b) return a.length + b.length;
+  const [a1, b1] = [a.slice(1), b.slice(1)];
+  if (a[0] === b[0]) return distance(a1, b1, max);
+  return 1 + (max && Math.min(distance(a1, b, max - 1), distance(a, b1, max - 1), distance(a1, b1, max - 1)));
 }

@@ -3,10 +3,10 @@ import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
 import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
 import type { StopReason } from './errors';
-import { GUARD } from './guard';
+import { Brand } from './guard';
 import { nearest } from './nearest';
 import { readRetryAfter } from './retry-after';
-import { fail, having, notNumber, onlyKnown, optionalFn, or, positive, unreadable } from './validate';
+import { fail, having, notNumber, onlyKnown, optionalFn, positive, unreadable } from './validate';
 
 /** What `retry()` passes to each attempt. */
 export interface RetryContext {
@@ -290,28 +290,28 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   }
   if (attemptTimeoutMs !== undefined) p.attemptTimeoutMs = positive('attemptTimeoutMs', attemptTimeoutMs);
   p.signal = having('signal', signal, 'addEventListener', 'an AbortSignal');
-  p.isTransient = or(optionalFn('isTransient', options.isTransient), isTransient);
+  p.isTransient = optionalFn('isTransient', options.isTransient) ?? isTransient; // never null: that throws
   p.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
   if (maxRetryAfterMs !== undefined) p.maxRetryAfterMs = positive('maxRetryAfterMs', maxRetryAfterMs);
   p.onRetry = optionalFn('onRetry', options.onRetry);
   p.onFailure = optionalFn('onFailure', options.onFailure);
   p.onSettle = optionalFn('onSettle', options.onSettle);
-  p.retryAfter = or(optionalFn('retryAfter', options.retryAfter), readRetryAfter);
+  p.retryAfter = optionalFn('retryAfter', options.retryAfter) ?? readRetryAfter;
   if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
   // Set last, whether given or not, so that every policy has the one shape. Told by their Guard's `open`.
   p.budget = guardOption('budget', options.budget, 'a RetryBudget (createRetryBudget())', undefined);
   p.breaker = guardOption('breaker', options.breaker, 'a CircuitBreaker (createCircuitBreaker())', p.budget);
-  onlyKnown(options, KNOWN, '', (key) => suggest(key));
+  onlyKnown(options, KNOWN, '', suggest); // called with the key alone: suggest's known names are retry()'s
   return p;
 }
 
 /**
  * A `budget` or `breaker` option checked: a guard by its shape (an `open` method), and neither the other kind, told by
- * the {@link GUARD} brand that herdless's own budget and breaker carry, nor the object given as the other option (the
+ * the {@link Brand.GUARD} brand that herdless's own budget and breaker carry, nor the object given as the other option (the
  * `budget`, for the `breaker`): either would be settled twice an event, or not asked at all.
  */
 function guardOption<V>(name: 'budget' | 'breaker', value: V, rule: string, budget: unknown): V {
-  const kind = (having(name, value, 'open', rule) as Record<string, unknown> | undefined)?.[GUARD];
+  const kind = (having(name, value, 'open', rule) as Record<string, unknown> | undefined)?.[Brand.GUARD];
   if ((kind ?? name) !== name || (value !== undefined && value === budget)) {
     fail(TypeError, name, `${rule}, not the ${kind ?? 'budget'}`, value);
   }

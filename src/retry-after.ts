@@ -1,51 +1,25 @@
 import { isObject } from './classify';
 
-/** The longest wait a parse returns: a delta too large for a number still means "much longer than you will wait". */
-const MAX_WAIT_MS = Number.MAX_SAFE_INTEGER;
-/**
- * The longest HTTP-date ("Wednesday, 09-Nov-94 08:49:37 GMT") is 33 characters. Longer text is rejected before any
- * date pattern runs, so the patterns only ever see bounded input and hostile megabytes cost one linear scan.
- */
-const MAX_DATE_LENGTH = 33;
-const MONTHS = 'JanFebMarAprMayJunJulAugSepOctNovDec';
-
-// RFC 9110 section 5.6.7: the three forms of HTTP-date, case-sensitive, always GMT. The groups are named alike, so
-// one reader serves all three: d(ay), mo(nth), y(ear), h(our), mi(nute), s(econd).
-const HTTP_DATES = [
-  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<d>\d\d) (?<mo>[A-Z][a-z]{2}) (?<y>\d{4}) (?<h>\d\d):(?<mi>\d\d):(?<s>\d\d) GMT$/,
-  // rfc850-date: Sunday, 06-Nov-94 08:49:37 GMT
-  /^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<d>\d\d)-(?<mo>[A-Z][a-z]{2})-(?<y>\d\d) (?<h>\d\d):(?<mi>\d\d):(?<s>\d\d) GMT$/,
-  // asctime-date: Sun Nov  6 08:49:37 1994
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<mo>[A-Z][a-z]{2}) (?<d> \d|\d\d) (?<h>\d\d):(?<mi>\d\d):(?<s>\d\d) (?<y>\d{4})$/,
-];
+/** Bounds, as an enum rather than consts: esbuild writes the numbers where they are used, and no variable ships. */
+enum Max {
+  /** The longest wait a parse returns (`Number.MAX_SAFE_INTEGER`): a delta too large for a number still means "much
+   * longer than you will wait". */
+  WAIT_MS = 9_007_199_254_740_991,
+  /**
+   * The longest HTTP-date ("Wednesday, 09-Nov-94 08:49:37 GMT") is 33 characters. Longer text is rejected before any
+   * date pattern runs, so the patterns only ever see bounded input and hostile megabytes cost one linear scan.
+   */
+  DATE_LENGTH = 33,
+}
+/** The months' names in a date, in order (an enum: esbuild writes the string where it is used). */
+enum Months {
+  NAMES = 'JanFebMarAprMayJunJulAugSepOctNovDec',
+}
 
 /** The number `value` writes (surrounding spaces allowed) if `pattern` accepts it, else undefined. Linear time. */
 function digits(value: string | undefined, pattern = /^\d+$/): number | undefined {
   const text = value?.trim();
   return text !== undefined && pattern.test(text) ? Number(text) : undefined;
-}
-
-/** Epoch ms for an HTTP-date in any of RFC 9110's three forms, or NaN (also for Feb 30, 24:00:00 and the like). */
-function parseHttpDate(text: string, nowMs: number): number {
-  let g: Record<string, string> | undefined;
-  for (const form of HTTP_DATES) g ??= form.exec(text)?.groups;
-  if (!g) return Number.NaN;
-  const [day, h, min, s] = [g.d, g.h, g.mi, g.s].map(Number) as [number, number, number, number];
-  const month = MONTHS.indexOf(g.mo as string) / 3;
-  let year = Number(g.y);
-  if (year < 100 && g.y?.length === 2) {
-    // rfc850's two-digit year is the year ending in those digits closest to now: one that would be more than 50 years
-    // ahead is in the past (RFC 9110), and across a century boundary 00 right after 1999 is 2000, not 1900.
-    const nowYear = new Date(nowMs).getUTCFullYear();
-    year += nowYear - (nowYear % 100);
-    if (year > nowYear + 50) year -= 100;
-    else if (year < nowYear - 49) year += 100;
-  }
-  const date = new Date(0);
-  date.setUTCFullYear(year, month, day); // unlike Date.UTC, keeps years 0-99 as they are
-  const valid = date.getUTCMonth() === month && date.getUTCDate() === day && h < 24 && min < 60 && s <= 60;
-  return valid ? date.getTime() + ((h * 60 + min) * 60 + s) * 1000 : Number.NaN;
 }
 
 /**
@@ -73,38 +47,53 @@ export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): num
   const seconds = digits(value);
   if (seconds !== undefined) return clamp(seconds * 1000);
   const text = value.trim();
-  if (text.length > MAX_DATE_LENGTH) return undefined;
-  const at = parseHttpDate(text, nowMs);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+  if (text.length > Max.DATE_LENGTH) return undefined;
+  // An HTTP-date in any of RFC 9110's three forms (section 5.6.7), case-sensitive, always GMT; not Feb 30, 24:00:00
+  // and the like. The groups are named alike, so one reader serves all three: d(ay), mo(nth), y(ear), t(ime:
+  // hh:mm:ss). A month is any three word characters here, a name only if Months.NAMES holds it at a multiple of 3 (any
+  // other text is no date: see below). The patterns are literals here, made when a date is read.
+  let g: Record<string, string> | undefined;
+  for (const form of [
+    // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+    /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<d>\d\d) (?<mo>\w{3}) (?<y>\d{4}) (?<t>\d\d:\d\d:\d\d) GMT$/,
+    // rfc850-date: Sunday, 06-Nov-94 08:49:37 GMT
+    /^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<d>\d\d)-(?<mo>\w{3})-(?<y>\d\d) (?<t>\d\d:\d\d:\d\d) GMT$/,
+    // asctime-date: Sun Nov  6 08:49:37 1994
+    /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<mo>\w{3}) (?<d> \d|\d\d) (?<t>\d\d:\d\d:\d\d) (?<y>\d{4})$/,
+  ])
+    g ??= form.exec(text)?.groups;
+  if (!g) return undefined;
+  let [day, year, h, min, s] = [g.d, g.y, ...(g.t as string).split(':')].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const month = Months.NAMES.indexOf(g.mo as string) / 3; // not an integer (no date) unless a month's name
+  if ((g.y as string).length === 2) {
+    // rfc850's two-digit year is the year ending in those digits closest to now, from 49 years back to 50 ahead: one
+    // that would be more than 50 years ahead is in the past (RFC 9110), and across a century boundary 00 right after
+    // 1999 is 2000, not 1900.
+    const from = new Date(nowMs).getUTCFullYear() - 49;
+    year = from + ((((year - from) % 100) + 100) % 100);
+  }
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, day); // unlike Date.UTC, keeps years 0-99 as they are
+  const valid = date.getUTCMonth() === month && date.getUTCDate() === day && h < 24 && min < 60 && s <= 60;
+  return valid ? Math.max(0, date.getTime() + ((h * 60 + min) * 60 + s) * 1000 - nowMs) : undefined;
 }
 
 /** A header value as text: a string as it is, the first of an array (a repeated header, gRPC metadata), a finite
  * number in decimal (`{ 'retry-after': 3 }`); anything else is absent. */
 function text(value: unknown): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
-  if (typeof first === 'number') return Number.isFinite(first) ? String(first) : undefined;
-  return typeof first === 'string' ? first : undefined;
+  // Number.isFinite is false for anything but a finite number (no coercion).
+  return typeof first === 'string' ? first : Number.isFinite(first) ? String(first) : undefined;
 }
 
 /** Reads one header by its lower-case name. */
 type Lookup = (name: string) => string | undefined;
-
-/**
- * A lookup into headers: `get()` for a `Headers`-like object (fetch's Headers, axios's AxiosHeaders, gRPC's Metadata,
- * a Map), else the object's own keys in any case (Node's and got's plain objects, the AWS SDK's HttpResponse headers);
- * `undefined` for an object with no keys.
- */
-function lookup(headers: object): Lookup | undefined {
-  const { get } = headers as { get?: unknown };
-  if (typeof get === 'function') return (name) => text(get.call(headers, name));
-  let lower: Map<string, unknown> | undefined;
-  for (const key in headers) {
-    lower ??= new Map();
-    const name = key.toLowerCase();
-    if (!lower.has(name)) lower.set(name, (headers as Record<string, unknown>)[key]);
-  }
-  return lower === undefined ? undefined : (name) => text(lower.get(name)); // no keys: nothing to parse
-}
 
 /**
  * Where a source keeps its headers: `headers` (a Response, a got or Node response), `response.headers` (axios, got,
@@ -132,22 +121,33 @@ const seconds = (value: string | undefined): number | undefined => digits(value,
 const exhausted = (remaining: string | undefined): boolean => remaining === undefined || seconds(remaining) === 0;
 
 /** A wait in whole ms, never more than the longest wait. */
-const clamp = (ms: number): number => Math.min(Math.ceil(ms), MAX_WAIT_MS);
+const clamp = (ms: number): number => Math.min(Math.ceil(ms), Max.WAIT_MS);
+
+/**
+ * A quota's reset in `seconds` as a wait in ms (see {@link clamp}), when it is given and, with `remaining` named, the
+ * quota is used up (see {@link exhausted}); from `nowMs` if given and it is an epoch time (see {@link Epoch}).
+ */
+function reset(seconds: number | undefined, get?: Lookup, remaining?: string, nowMs?: number): number | undefined {
+  if (seconds === undefined || (get && !exhausted(get(remaining as string)))) return undefined;
+  return Math.max(0, clamp(seconds * 1000 - (nowMs === undefined || seconds < Epoch.SECONDS ? 0 : nowMs)));
+}
 
 /**
  * X-RateLimit-Reset's rule: 10^9 or more is an epoch time in seconds (GitHub, Discord; 10^9 s after 1970 is
- * September 2001, and no server asks to wait 31 years), less is a delta in seconds (Reddit).
+ * September 2001, and no server asks to wait 31 years), less is a delta in seconds (Reddit). An enum, as {@link Max}.
  */
-const EPOCH_SECONDS = 1e9;
+enum Epoch {
+  SECONDS = 1e9,
+}
 
 /**
  * The structured `RateLimit` field of the IETF draft "RateLimit header fields for HTTP"
  * (`"default";r=0;t=30, "burst";r=5;t=1`): the longest `t` (seconds until the quota resets) of the policies that are
  * used up (`r=0`, or no `r`). Members are split on commas; a policy name holding a comma is not supported.
  */
-function structuredReset(value: string): number | undefined {
+function structuredReset(value: string | undefined): number | undefined {
   let longest: number | undefined;
-  for (const member of value.split(',')) {
+  for (const member of value?.split(',') ?? []) {
     const params = new Map<string, string>();
     for (const param of member.split(';').slice(1)) {
       const at = param.indexOf('=');
@@ -166,7 +166,7 @@ function structuredReset(value: string): number | undefined {
  * 4. `Retry-After`: delta-seconds or an HTTP-date (see {@link parseRetryAfter}).
  * 5. `RateLimit` (structured, IETF draft): the `t=` seconds of a used-up policy.
  * 6. `RateLimit-Reset`: delta-seconds, when `RateLimit-Remaining` is 0 or absent.
- * 7. `X-RateLimit-Reset`: epoch seconds or delta seconds (see {@link EPOCH_SECONDS}), when `X-RateLimit-Remaining`
+ * 7. `X-RateLimit-Reset`: epoch seconds or delta seconds (see {@link Epoch.SECONDS}), when `X-RateLimit-Remaining`
  *    is 0 or absent.
  */
 function serverWait(get: Lookup, nowMs: number): number | undefined {
@@ -177,16 +177,13 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
   }
   const ms = digits(get('retry-after-ms')) ?? digits(get('x-ms-retry-after-ms'));
   if (ms !== undefined) return clamp(ms);
-  const after = parseRetryAfter(get('retry-after'), nowMs);
-  if (after !== undefined) return after;
-  const field = get('ratelimit');
-  const structured = field === undefined ? undefined : structuredReset(field);
-  if (structured !== undefined) return clamp(structured * 1000);
-  const reset = digits(get('ratelimit-reset'));
-  if (reset !== undefined && exhausted(get('ratelimit-remaining'))) return clamp(reset * 1000);
-  const x = seconds(get('x-ratelimit-reset'));
-  if (x === undefined || !exhausted(get('x-ratelimit-remaining'))) return undefined;
-  return Math.max(0, clamp(x * 1000 - (x < EPOCH_SECONDS ? 0 : nowMs)));
+  // Each read only when the ones before it found nothing, in this order (`??` is lazy).
+  return (
+    parseRetryAfter(get('retry-after'), nowMs) ??
+    reset(structuredReset(get('ratelimit'))) ??
+    reset(digits(get('ratelimit-reset')), get, 'ratelimit-remaining') ??
+    reset(seconds(get('x-ratelimit-reset')), get, 'x-ratelimit-remaining', nowMs)
+  );
 }
 
 /**
@@ -215,9 +212,23 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
  */
 export function readRetryAfter(source: unknown, nowMs: number = Date.now()): number | undefined {
   try {
-    const headers = isObject(source) ? headersOf(source) : undefined;
-    const get = headers === undefined ? undefined : lookup(headers);
-    return get === undefined ? undefined : serverWait(get, nowMs);
+    let headers = isObject(source) ? headersOf(source) : undefined;
+    if (!headers) return undefined;
+    // A lookup by lower-case name: `get()` of a `Headers`-like object (fetch's Headers, axios's AxiosHeaders, gRPC's
+    // Metadata, a Map), else the object's own keys in any case (Node's and got's plain objects, the AWS SDK's
+    // HttpResponse headers), through a Map of them.
+    let { get } = headers as { get?: unknown };
+    if (typeof get !== 'function') {
+      const lower = new Map<string, unknown>();
+      for (const key in headers) {
+        const name = key.toLowerCase();
+        if (!lower.has(name)) lower.set(name, (headers as Record<string, unknown>)[key]);
+      }
+      if (!lower.size) return undefined; // no keys: nothing to parse
+      headers = lower;
+      get = lower.get;
+    }
+    return serverWait((name) => text((get as (name: string) => unknown).call(headers, name)), nowMs);
   } catch {
     return undefined; // a throwing getter, a throwing headers.get(), a revoked Proxy: no hint, not a failure
   }

@@ -1,6 +1,6 @@
 import { type Decision, decide } from './decide';
-import { ErrorLog, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
-import { FAILURE, type Pass, queueingMs, RELEASE, type Settle, START, SUCCESS } from './guard';
+import { keep, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
+import { type Pass, queueingMs, Report, type Settle } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
 import { reportLater } from './report';
 import { fail, withCause } from './validate';
@@ -15,32 +15,35 @@ const now = () => performance.now();
  */
 class Attempt implements RetryContext {
   #controller: AbortController | undefined;
-  #stopped = false;
-  #reason: unknown;
+  /** Why it was stopped, boxed (a reason may be anything); undefined while it runs. */
+  #stopped: [unknown] | undefined;
   readonly #watch: Watch<Attempt> | undefined;
 
-  constructor(
-    readonly attempt: number,
-    readonly elapsedMs: number,
-    watch: Watch<Attempt> | undefined,
-  ) {
+  declare readonly attempt: number;
+  declare readonly elapsedMs: number;
+
+  // Declared fields, assigned here: no class field declarations to ship (parameter properties emit both).
+  constructor(attempt: number, elapsedMs: number, watch: Watch<Attempt> | undefined) {
+    this.attempt = attempt;
+    this.elapsedMs = elapsedMs;
     this.#watch = watch;
   }
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
+    if (!this.#controller) {
       this.#controller = new AbortController();
       this.#watch?.listen();
-      if (this.#stopped) this.#controller.abort(this.#reason);
+      if (this.#stopped) this.#controller.abort(this.#stopped[0]);
     }
     return this.#controller.signal;
   }
 
-  /** Aborts the attempt's signal, now if it was read, else as soon as it is; the first reason stays. */
+  /**
+   * Aborts the attempt's signal, now if it was read, else as soon as it is; the first reason stays (kept here, and a
+   * signal aborted once ignores a second abort()).
+   */
   static stop(context: Attempt, reason: unknown): void {
-    if (context.#stopped) return;
-    context.#stopped = true;
-    context.#reason = reason;
+    context.#stopped ??= [reason];
     context.#controller?.abort(reason);
   }
 }
@@ -98,12 +101,15 @@ export function retry<T>(fn: (context: RetryContext) => T | PromiseLike<T>, poli
     if (p.signal?.aborted) throw p.signal.reason;
     start = now();
     // The common call (no signal, deadline, attempt timeout, result check, budget or breaker; a validated policy
-    // holds none of these as null) makes its first attempt here and awaits it in a small function of its own: a
+    // holds none of these as null, so truthiness tells) makes its first attempt here and awaits it in a small function of its own: a
     // success costs about 150 ns less than awaited inside the loop (measured, Node 20: a third of such a call). A
     // failure hands over to the loop, which goes on from that attempt's error as though it had made it. Every other
     // call is the loop's from the start.
     if (
-      (p.signal ?? p.shouldRetryResult ?? p.budget ?? p.breaker) !== undefined ||
+      p.signal ||
+      p.shouldRetryResult ||
+      p.budget ||
+      p.breaker ||
       p.timeoutMs !== Infinity ||
       p.attemptTimeoutMs !== Infinity
     ) {
@@ -173,16 +179,16 @@ async function loop<T>(
   failure: unknown,
 ): Promise<T> {
   const { signal, timeoutMs, attemptTimeoutMs } = p;
-  const watch = signal === undefined ? undefined : new Watch(signal, Attempt.stop);
-  const guarded = watch !== undefined || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
-  let errors: ErrorLog | undefined;
+  const watch = signal && new Watch(signal, Attempt.stop);
+  const guarded = !!watch || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
+  let errors: unknown[] | undefined;
   let previousBackoffMs: number | undefined;
   let retryAfterMs: number | undefined;
   let last: unknown;
   let lastFailed = false;
   let threw = false; // the call rejects with `last`
   let reason: StopReason | undefined;
-  let attempt = 1;
+  let attempt = 0; // attempts made
   let spins = 0; // consecutive retries with no sleep, and when the first of them was decided
   let spinsFromMs = 0;
   // The call's pass through the policy's guards (its breaker, in front of its budget), and how the call's exit settles
@@ -190,7 +196,7 @@ async function loop<T>(
   // forwards to `next` was settled twice per event, issue 30). Written out rather than shared with the simulator's
   // copy: a helper costs { retry } 15 B gzipped.
   const pass: Pass | undefined = p.breaker ? p.breaker.open(p.budget) : p.budget?.open();
-  let end: Settle = RELEASE;
+  let end: Settle = Report.RELEASE;
   // The last attempt's own start, duration and allowed time (what a budget reads); the success's, at the call's end.
   let fromMs = 0;
   let tookMs = 0;
@@ -198,25 +204,25 @@ async function loop<T>(
   let judgedMs = Infinity;
 
   try {
-    for (; ; attempt++) {
-      const startedMs = attempt === 1 ? 0 : now() - start;
+    for (;;) {
+      const startedMs = attempt ? now() - start : 0;
       let context: Attempt | undefined;
       let outcome: unknown = failure;
       let failed = handed; // the first attempt, made and failed in retry()
       fromMs = startedMs; // when the attempt itself started (after the breaker let it through)
       tookMs = 0;
-      if (handed) handed = false;
-      else {
-        // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
-        // give up without this attempt (the finally refunds what it spent). A first attempt refused throws.
-        attempt--; // not made until the guard lets it through (a first attempt refused throws: 0 made)
-        reason = startedMs >= timeoutMs ? 'timeout' : (pass?.settle(START, last) as StopReason | undefined);
-        if (reason) break;
+      if (handed) {
+        handed = false;
         attempt++;
-        context = new Attempt(attempt, startedMs, watch);
-        if (watch !== undefined) watch.current = context;
+      } else {
+        // A late timer (the deadline passed before this attempt could start), or the breaker opened during the sleep:
+        // give up without this attempt (the finally refunds what it spent). A first attempt refused throws: 0 made.
+        reason = startedMs >= timeoutMs ? 'timeout' : (pass?.settle(Report.START, last) as StopReason | undefined);
+        if (reason) break;
+        context = new Attempt(++attempt, startedMs, watch);
+        if (watch) watch.current = context;
         // A timed attempt's own time starts after the breaker let it through (its onStateChange may have taken a while).
-        if (guarded && pass !== undefined) fromMs = now() - start;
+        if (guarded && pass) fromMs = now() - start;
         allowedMs = Math.min(attemptTimeoutMs, timeoutMs - fromMs);
         // What a budget judges its speed against: its own timeout, not a sliver of the call's deadline (review).
         judgedMs = attemptTimeoutMs < Infinity ? attemptTimeoutMs : allowedMs;
@@ -227,7 +233,7 @@ async function loop<T>(
           outcome = error;
         }
         // How long the attempt itself took, before any hook of the caller's ran: what a budget reads.
-        if (pass !== undefined) tookMs = now() - start - fromMs;
+        if (pass) tookMs = now() - start - fromMs;
       }
       if (outcome === ABORTED) throw (signal as AbortSignal).reason;
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
@@ -245,45 +251,50 @@ async function loop<T>(
         failed = true;
       } else if (failed) {
         const unwrapped = unwrapPermanent(outcome);
-        if (unwrapped !== NOT_PERMANENT) [outcome, stopNow] = [unwrapped, true];
+        if (unwrapped !== NOT_PERMANENT) {
+          outcome = unwrapped;
+          stopNow = true;
+        }
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (signal?.aborted) throw signal.reason; // (a guard resolves ABORTED only once the signal has aborted)
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
           lastFailed = false;
-          end = SUCCESS; // settled below with this attempt's tookMs and judgedMs: a slow success reads as queueing
+          end = Report.SUCCESS; // settled below with this attempt's tookMs and judgedMs: a slow success reads as queueing
           break;
         }
       }
-      if (p.onFailure !== undefined && (failed || !byDeadline)) {
-        const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
-        const attemptsLeft = p.maxAttempts - attempt;
+      // What the hooks are told: the failure, or the retried result.
+      const error = failed ? outcome : undefined;
+      const value = failed ? undefined : outcome;
+      const attemptsLeft = p.maxAttempts - attempt;
+      if (p.onFailure && (failed || !byDeadline)) {
         let done: unknown = p.onFailure(
           Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
         );
         if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (signal?.aborted) throw signal.reason;
         if (done === TIMED_OUT) byDeadline = true;
       }
-      if (stopNow) throw watch?.aborted ? (signal as AbortSignal).reason : outcome;
+      if (stopNow) throw signal?.aborted ? signal.reason : outcome;
       if (failed && !timedOut && !byDeadline) {
         let verdict: unknown = p.isTransient(outcome, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (verdict === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (signal?.aborted) throw signal.reason;
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
       last = outcome;
       lastFailed = failed;
       if (failed) {
-        errors ??= new ErrorLog();
-        errors.push(outcome);
+        errors ??= [];
+        keep(errors, outcome);
       }
       const elapsedMs = now() - start;
-      let decision: Decision | undefined;
+      let decision: Decision = { retry: false, reason: 'timeout' }; // a callback cut by the deadline
       try {
         // A transient error, a retried result, or an attempt its timeout or the deadline abandoned counts against the
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
@@ -303,7 +314,7 @@ async function loop<T>(
           // Cut by the call's own deadline before its attempt timeout: it took what it took, no sign of a queue.
           const cut = timedOut && byDeadline && attemptTimeoutMs < Infinity;
           const verdict = pass?.settle(
-            FAILURE,
+            Report.FAILURE,
             outcome,
             queueingMs(tookMs, timedOut && !cut, outcome, retryAfterMs),
             judgedMs,
@@ -316,10 +327,6 @@ async function loop<T>(
       } catch (error) {
         throw withCause(error, outcome);
       }
-      if (decision === undefined) {
-        reason = 'timeout';
-        break;
-      }
       if (!decision.retry) {
         reason = decision.reason; // the call's own reasons to stop come first
         break;
@@ -328,11 +335,9 @@ async function loop<T>(
       const { delayMs } = decision;
       previousBackoffMs = decision.backoffMs;
       if (p.onRetry) {
-        const [error, value] = failed ? [outcome, undefined] : [undefined, outcome];
-        const attemptsLeft = p.maxAttempts - attempt;
         let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
         if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (done === ABORTED || watch?.aborted) throw (signal as AbortSignal).reason;
+        if (signal?.aborted) throw signal.reason;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
           break;
@@ -341,7 +346,7 @@ async function loop<T>(
       let sleep = delayMs > 0;
       if (sleep) spins = 0;
       else if (spins++ === 0) spinsFromMs = elapsedMs;
-      else if (spins >= MAX_SPINS || (spins >= MIN_SPINS && elapsedMs - spinsFromMs >= MAX_SPIN_MS)) {
+      else if (spins >= Spins.MAX || (spins >= Spins.MIN && elapsedMs - spinsFromMs >= Spins.MAX_MS)) {
         // No sleep for a while: yield to timers and I/O (a setTimeout(0)), so that a deadline, an abort or the rest
         // of the process still gets to run while a zero-delay policy retries at full speed.
         spins = 0;
@@ -363,16 +368,16 @@ async function loop<T>(
   // inside a hook that ran after the last check too (retryAfter, random, a budget's or breaker's clock or
   // onStateChange, a success's included).
   const elapsedMs = now() - start;
-  if (watch?.aborted) {
+  if (signal?.aborted) {
     threw = true;
-    last = (signal as AbortSignal).reason;
+    last = signal.reason;
   }
   if (threw) reason = undefined;
   else if (lastFailed) {
     threw = true;
     last = new RetryError({
       reason: reason as StopReason,
-      errors: (errors as ErrorLog).toArray(),
+      errors: errors as unknown[],
       attempts: attempt,
       elapsedMs,
       detail:
@@ -400,16 +405,20 @@ async function loop<T>(
   return last as T;
 }
 
-/** Consecutive retries with no sleep after which `retry()` yields to the event loop (`setTimeout(0)`)... */
-const MAX_SPINS = 1_000;
 /**
- * ...or after this many ms of them, once there were at least {@link MIN_SPINS} (so that a zero delay between
- * attempts that each waited on a timer of their own, an attempt timeout say, does not add a needless yield).
+ * When consecutive retries with no sleep make `retry()` yield to the event loop (`setTimeout(0)`). An enum, not
+ * consts: esbuild writes its numbers where they are used, and no variable ships for them.
  */
-const MAX_SPIN_MS = 4;
-const MIN_SPINS = 16;
-
-const identity = <V>(value: V): V => value;
+enum Spins {
+  /** After this many of them... */
+  MAX = 1_000,
+  /**
+   * ...or after this many ms of them, once there were at least {@link Spins.MIN} (so that a zero delay between
+   * attempts that each waited on a timer of their own, an attempt timeout say, does not add a needless yield).
+   */
+  MAX_MS = 4,
+  MIN = 16,
+}
 
 /** A callback's promise, awaited within the call's deadline and its caller's abort. */
 function bounded<R>(
@@ -419,9 +428,9 @@ function bounded<R>(
   timeoutMs: number,
   unref: boolean,
 ): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
-  if (watch === undefined && timeoutMs === Infinity) return result;
-  if (watch?.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
-  return guard(timeoutMs, watch, unref, identity, result, start);
+  if (!watch && timeoutMs === Infinity) return result;
+  if (watch?.signal.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
+  return guard(timeoutMs, watch, unref, (value) => value, result, start);
 }
 
 /** A `retryAfter` reader's answer, checked: a number >= 0 (Infinity allowed) or undefined. */

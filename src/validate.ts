@@ -34,7 +34,7 @@ const own = /* @__PURE__ */ new WeakSet<object>();
  * annotate).
  */
 export function withCause(error: unknown, failure: unknown): unknown {
-  if (typeof error === 'object' && own.has(error as object)) {
+  if (own.has(error as object)) {
     Object.defineProperty(error, 'cause', { value: failure, configurable: true });
   }
   return error;
@@ -144,7 +144,7 @@ function unknown(
 ): never {
   const meant = suggest?.(key);
   const error = new TypeError(
-    `herdless: unknown ${what === '' ? '' : `${what} `}option '${key}'${meant === undefined ? '' : `; did you mean ${meant}?`} (known: ${[...known].join(', ')})`,
+    `herdless: unknown ${what && `${what} `}option '${key}'${meant ? `; did you mean ${meant}?` : ''} (known: ${[...known].join(', ')})`,
   );
   own.add(error);
   throw error;

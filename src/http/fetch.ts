@@ -1,4 +1,4 @@
-import { ErrorLog, RetryError, type StopReason } from '../errors';
+import { keep, RetryError, type StopReason } from '../errors';
 import {
   createPolicy,
   type FailureEvent,
@@ -366,7 +366,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
       throw new Retried(response);
     };
     const [signal, release] = both(policy.signal, init?.signal ?? request?.signal);
-    const errors = new ErrorLog(); // a call sent once: its failures, for the RetryError that says why (bounded)
+    const errors: unknown[] = []; // a call sent once: its failures, for the RetryError that says why (bounded)
     /** A refusal (see {@link NEVER_SENT}) of a call that may otherwise retry: proof unless redirects are followed. */
     const refused = (error: unknown) => !stream && neverSent(error);
     /** Whether a call sent once may retry after this failure: only one that proves nothing was sent. */
@@ -392,7 +392,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
           once === undefined
             ? onFailure && ((e) => onFailure(unwrap(e)))
             : (e) => {
-                errors.push(e.error);
+                keep(errors, e.error);
                 // Sent once: no attempt left, unless this failure proves nothing was sent.
                 const left = mayRetry(e.error) ? e.attemptsLeft : 0;
                 return onFailure?.(unwrap(left === e.attemptsLeft ? e : Object.freeze({ ...e, attemptsLeft: left })));
@@ -418,7 +418,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
         else if (sentOnce) {
           outcome = new RetryError({
             reason: 'attempts',
-            errors: errors.toArray(),
+            errors,
             attempts,
             elapsedMs,
             detail: why(cause),
@@ -432,7 +432,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
           const { attempt, elapsedMs } = error.event;
           outcome = new RetryError({
             reason: 'attempts',
-            errors: errors.toArray(),
+            errors,
             attempts: attempt,
             elapsedMs,
             detail: why(outcome),

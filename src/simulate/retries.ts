@@ -1,7 +1,7 @@
 import { CircuitOpenError } from '../breaker';
 import { type Decision, decide } from '../decide';
 import type { StopReason } from '../errors';
-import { FAILURE, type Guard, type Pass, queueingMs, RELEASE, START, SUCCESS } from '../guard';
+import { type Guard, type Pass, queueingMs, Report } from '../guard';
 import type { RetryPolicy } from '../policy';
 
 /** The passes of a ClientRetries whose policies have no budget and no breaker: none. */
@@ -79,14 +79,14 @@ export class ClientRetries {
     let refusal: StopReason | undefined = policy.breaker?.state === 'open' ? 'circuit-open' : undefined;
     if (!refusal) {
       try {
-        refusal = pass?.settle(START) as StopReason | undefined;
+        refusal = pass?.settle(Report.START) as StopReason | undefined;
       } catch (error) {
         if (!(error instanceof CircuitOpenError)) throw error;
         refusal = 'circuit-open'; // a first attempt refused
       }
     }
     this.refusedBy = refusal;
-    if (refusal) this.#end(client, RELEASE);
+    if (refusal) this.#end(client, Report.RELEASE);
     return !refusal;
   }
 
@@ -99,12 +99,12 @@ export class ClientRetries {
    */
   succeeded(client: number, attemptMs = 0, allowedMs = Infinity): void {
     if (!this.#guarded) return;
-    this.#passes[client]?.settle(SUCCESS, undefined, attemptMs, allowedMs);
+    this.#passes[client]?.settle(Report.SUCCESS, undefined, attemptMs, allowedMs);
     this.#passes[client] = undefined;
   }
 
   /** The client's call ends: its pass settled as `retry()` settles it on its way out. */
-  #end(client: number, event: typeof SUCCESS | typeof RELEASE): void {
+  #end(client: number, event: Report.SUCCESS | Report.RELEASE): void {
     if (!this.#guarded) return;
     this.#passes[client]?.settle(event);
     this.#passes[client] = undefined;
@@ -126,7 +126,12 @@ export class ClientRetries {
     failure?: unknown,
   ): Decision {
     const verdict = this.#guarded
-      ? this.#passes[client]?.settle(FAILURE, failure, queueingMs(attemptMs, false, failure, retryAfterMs), allowedMs)
+      ? this.#passes[client]?.settle(
+          Report.FAILURE,
+          failure,
+          queueingMs(attemptMs, false, failure, retryAfterMs),
+          allowedMs,
+        )
       : undefined;
     // The budget may hold the retry (the dependency is down): a wait it names, which decide() takes as a server's.
     const refusal = typeof verdict === 'number' ? undefined : verdict;
@@ -143,7 +148,7 @@ export class ClientRetries {
       this.#previous[client] = d.backoffMs ?? Number.NaN;
       return d;
     }
-    this.#end(client, RELEASE);
+    this.#end(client, Report.RELEASE);
     return d.retry ? { retry: false, reason: refusal as StopReason } : d;
   }
 }
