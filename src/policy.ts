@@ -198,9 +198,15 @@ export interface RetryPolicy<T = unknown> extends Backoff {
   readonly breaker: CircuitBreaker | undefined;
 }
 
-/** What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel) write, and ours. */
+/**
+ * What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel, axios-retry, got and the
+ * API SDKs' maxRetries) write, and ours.
+ */
 const HINTS: Readonly<Record<string, string>> = {
   retries: 'maxAttempts (retries + 1)',
+  maxRetries: 'maxAttempts (maxRetries + 1)',
+  retryCondition: 'isTransient',
+  retryDelay: 'baseMs',
   numOfAttempts: 'maxAttempts',
   onFailedAttempt: 'onFailure or onRetry',
   minTimeout: 'baseMs',

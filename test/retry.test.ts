@@ -1009,6 +1009,10 @@ describe('retry: options', () => {
       /unknown option 'maxAttemps'; did you mean maxAttempts\? \(known: jitter, baseMs, .*maxAttempts/,
     ],
     [{ retries: 5 }, TypeError, /unknown option 'retries'; did you mean maxAttempts \(retries \+ 1\)\?/],
+    // got's, the API SDKs' and axios-retry's names (new-user review, issue 31)
+    [{ maxRetries: 3 }, TypeError, /unknown option 'maxRetries'; did you mean maxAttempts \(maxRetries \+ 1\)\?/],
+    [{ retryCondition: () => true }, TypeError, /unknown option 'retryCondition'; did you mean isTransient\?/],
+    [{ retryDelay: () => 5 }, TypeError, /unknown option 'retryDelay'; did you mean baseMs\?/],
     [{ onFailedAttempt: () => {} }, TypeError, /unknown option 'onFailedAttempt'; did you mean onFailure or onRetry\?/],
     [{ minTimeout: 5 }, TypeError, /unknown option 'minTimeout'; did you mean baseMs\?/],
     [{ forever: true }, TypeError, /did you mean maxAttempts: Infinity with a timeoutMs\?/],
