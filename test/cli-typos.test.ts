@@ -1,25 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { audit, usageMessage } from '../src/audit/audit';
-import { main, USAGE } from '../src/cli';
+import { USAGE } from '../src/cli';
+import { runCli as run } from './cli-helpers';
 
 /**
  * Issue 31 (a user's first hour): a misspelt command and a misspelt library option say what was meant, a misspelt flag
  * said only "unknown flag --cels". Now the flag's error names the nearest known flag, for `herdless simulate`, for the
  * bare `herdless`, and for `herdless audit`.
  */
-
-function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = main(args, {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    errIsTTY: false,
-    writeFile: () => {},
-  });
-  return { code, out: out.join(''), err: err.join('') };
-}
 
 /** Every long flag `herdless simulate --help` lists. */
 const FLAGS = [...new Set([...USAGE.matchAll(/--([a-z][a-z-]+)/g)].map((m) => m[1] as string))];

@@ -2,38 +2,11 @@
  * Adversarial review 4, its CLI and audit findings (`herdless help`, the audit's `.ok` wording): each test here failed
  * on main at 848ce6c, and names the finding it pins.
  */
-import { Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_USAGE } from '../src/audit/audit';
-import { COMMANDS_USAGE, main, USAGE } from '../src/cli';
-import herdless from '../src/eslint/index';
+import { COMMANDS_USAGE, USAGE } from '../src/cli';
+import { runCli as cli, transientCheck } from './cli-helpers';
 
-function cli(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = main(args, {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    errIsTTY: false,
-    writeFile: () => {},
-  });
-  return { code, out: out.join(''), err: err.join('') };
-}
-
-/** The require-transient-check reports for `code` (a module), as ESLint gives them. */
-function transientCheck(code: string): string[] {
-  const flat = [
-    {
-      files: ['**/*.js'],
-      plugins: { herdless: herdless as never },
-      rules: { 'herdless/require-transient-check': 'error' as const },
-      languageOptions: { sourceType: 'module' as const },
-    },
-  ];
-  const messages = new Linter({ configType: 'flat' }).verify(code, flat, 'loop.js');
-  expect(messages.filter((m) => m.fatal)).toEqual([]);
-  return messages.map((m) => m.message);
-}
 const OK_WORDS = '.ok says whether a response failed, not whether the failure is transient';
 const NO_LOOK_WORDS = 'without looking at the error or the status';
 

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../src/cli';
 import {
   OutageServer,
   simulateContention,
@@ -11,23 +10,12 @@ import {
   terminalChart,
 } from '../src/simulate/index';
 import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError } from '../src/simulate/limits';
+import { runCli as run } from './cli-helpers';
 
 /**
  * Issue 19, item 1: every flag value the simulator accepts runs to an answer or a one-line error, never a stack
  * overflow (`Math.max(...)` over millions of windows) or a V8 fatal error (an array of tens of millions of windows).
  */
-
-function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = main(args, {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    errIsTTY: false,
-    writeFile: () => {},
-  });
-  return { code, out: out.join(''), err: err.join('') };
-}
 
 /** Exit code 2 and exactly one line on stderr, that matches `message`, and nothing on stdout. */
 function refused(args: string[], message: RegExp) {

@@ -3,23 +3,9 @@
  * decides the attempt's failure path, on what the attempt's call gave; else the "without looking" wording. "a response"
  * when a `fetch` gave it or its status or body is read, "the call" for any other result's `ok`.
  */
-import { Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import herdless from '../../src/eslint/index';
+import { transientCheck } from '../cli-helpers';
 
-function transientCheck(code: string): string[] {
-  const flat = [
-    {
-      files: ['**/*.js'],
-      plugins: { herdless: herdless as never },
-      rules: { 'herdless/require-transient-check': 'error' as const },
-      languageOptions: { sourceType: 'module' as const },
-    },
-  ];
-  const messages = new Linter({ configType: 'flat' }).verify(code, flat, 'loop.js');
-  expect(messages.filter((m) => m.fatal)).toEqual([]);
-  return messages.map((m) => m.message);
-}
 const RESPONSE = ': .ok says whether a response failed, not whether the failure is transient,';
 const CALL = ': .ok says whether the call failed, not whether the failure is transient,';
 const NO_LOOK = / without looking at the error or the status,/;
