@@ -58,6 +58,30 @@ async function run(args: string[], cwd = project, fs?: AuditFs) {
   return { code, out: out.join(''), err: err.join('') };
 }
 
+/**
+ * A folder of the project holding the seed loop and what `write` puts beside it, audited with --json: the audit
+ * reports the seed loop's two findings (exit 1) and `check` reads the rest of the report. The folder is removed after.
+ */
+async function besideSeed(
+  prefix: string,
+  write: (dir: string) => void,
+  check: (report: AuditReport, name: string) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(project, prefix));
+  writeFileSync(join(dir, 'seed.js'), seedLoop);
+  write(dir);
+  const name = dir.slice(project.length + 1);
+  try {
+    const { code, out } = await run(['--json', name]);
+    expect(code).toBe(1);
+    const report = JSON.parse(out) as AuditReport;
+    expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
+    await check(report, name);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 beforeAll(() => {
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(project, name)), { recursive: true });
@@ -585,79 +609,67 @@ export async function byStatus(url) {
   });
 
   it(`does not read a file over ${MAX_FILE_BYTES / 1024 / 1024} MB (a 600 MB .js): lists it, checks the rest`, async () => {
-    const dir = mkdtempSync(join(project, 'big-'));
-    writeFileSync(join(dir, 'seed.js'), seedLoop);
-    // Sparse files: no disk used. 600 MB is past the longest string V8 makes (ERR_STRING_TOO_LONG).
-    writeFileSync(join(dir, 'huge.js'), '');
-    truncateSync(join(dir, 'huge.js'), 600 * 1024 * 1024);
-    writeFileSync(join(dir, 'over.js'), '');
-    truncateSync(join(dir, 'over.js'), MAX_FILE_BYTES + 1);
-    const name = dir.slice(project.length + 1);
-    try {
-      const { code, out } = await run(['--json', name]);
-      expect(code).toBe(1);
-      const report = JSON.parse(out) as AuditReport;
-      expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
-      expect(report.summary.unparsable).toEqual(
-        expect.arrayContaining([
-          { path: `${name}/huge.js`, reason: 'larger than 10 MB (600 MB), not read: a generated bundle?' },
-          { path: `${name}/over.js`, reason: 'larger than 10 MB (10 MB), not read: a generated bundle?' },
-        ]),
-      );
-      expect(report.summary).toMatchObject({ filesScanned: 3, filesParsed: 1 });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await besideSeed(
+      'big-',
+      (dir) => {
+        // Sparse files: no disk used. 600 MB is past the longest string V8 makes (ERR_STRING_TOO_LONG).
+        writeFileSync(join(dir, 'huge.js'), '');
+        truncateSync(join(dir, 'huge.js'), 600 * 1024 * 1024);
+        writeFileSync(join(dir, 'over.js'), '');
+        truncateSync(join(dir, 'over.js'), MAX_FILE_BYTES + 1);
+      },
+      async (report, name) => {
+        expect(report.summary.unparsable).toEqual(
+          expect.arrayContaining([
+            { path: `${name}/huge.js`, reason: 'larger than 10 MB (600 MB), not read: a generated bundle?' },
+            { path: `${name}/over.js`, reason: 'larger than 10 MB (10 MB), not read: a generated bundle?' },
+          ]),
+        );
+        expect(report.summary).toMatchObject({ filesScanned: 3, filesParsed: 1 });
+      },
+    );
   });
 
   it('lists a generated file whose long method chain overflows the stack in the parser, and checks the rest', async () => {
     const DEEP_CHECK =
       'too deeply nested to check (the parser or a rule ran out of stack: Maximum call stack size exceeded)';
-    const dir = mkdtempSync(join(project, 'chain-'));
-    writeFileSync(join(dir, 'seed.js'), seedLoop);
-    writeFileSync(join(dir, 'then.js'), `p${'.then(f)'.repeat(20_000)}.catch(g);\n`);
-    writeFileSync(join(dir, 'member.js'), `x${'.a'.repeat(20_000)}().catch(g);\n`);
-    const name = dir.slice(project.length + 1);
-    try {
-      const { code, out } = await run(['--json', name]);
-      expect(code).toBe(1);
-      const report = JSON.parse(out) as AuditReport;
-      expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
-      expect(report.summary.unparsable).toEqual([
-        { path: `${name}/member.js`, reason: DEEP_CHECK },
-        { path: `${name}/then.js`, reason: DEEP_CHECK },
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await besideSeed(
+      'chain-',
+      (dir) => {
+        writeFileSync(join(dir, 'then.js'), `p${'.then(f)'.repeat(20_000)}.catch(g);\n`);
+        writeFileSync(join(dir, 'member.js'), `x${'.a'.repeat(20_000)}().catch(g);\n`);
+      },
+      async (report, name) => {
+        expect(report.summary.unparsable).toEqual([
+          { path: `${name}/member.js`, reason: DEEP_CHECK },
+          { path: `${name}/then.js`, reason: DEEP_CHECK },
+        ]);
+      },
+    );
   });
 
   it('says a file too deeply nested to parse is that, never the error of a re-parse as a script (review)', async () => {
     // 20,000 nested blocks overflow every parser's stack. The module parse of deep.js failed on the stack, and its
     // re-parse as a script then failed on the import: the file was listed as "'import' and 'export' may appear only
     // with 'sourceType: module'", which says nothing of what happened.
-    const dir = mkdtempSync(join(project, 'deep-'));
     const blocks = `${'{'.repeat(20_000)}try { f(); } catch (e) { g(); }${'}'.repeat(20_000)}\n`;
-    writeFileSync(join(dir, 'seed.js'), seedLoop);
-    writeFileSync(join(dir, 'deep.js'), `import f from './f.js';\n${blocks}`);
-    writeFileSync(join(dir, 'deep.cjs'), blocks);
-    writeFileSync(join(dir, 'deep.ts'), blocks);
-    const name = dir.slice(project.length + 1);
-    try {
-      const { code, out } = await run(['--json', name]);
-      expect(code).toBe(1);
-      const report = JSON.parse(out) as AuditReport;
-      expect(report.findings.map((f) => f.file)).toEqual([`${name}/seed.js`, `${name}/seed.js`]);
-      const listed = report.summary.unparsable;
-      expect(listed.map((u) => u.path)).toEqual([`${name}/deep.cjs`, `${name}/deep.js`, `${name}/deep.ts`]);
-      for (const { reason } of listed)
-        expect(reason).toMatch(/^too deeply nested to parse \(the parser ran out of stack/);
-      expect(listed.map((u) => u.reason).join('\n')).not.toMatch(/sourceType|import/);
-      const text = await run([name]);
-      expect(text.out).toContain(`  ${name}/deep.js: too deeply nested to parse (the parser ran out of stack`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await besideSeed(
+      'deep-',
+      (dir) => {
+        writeFileSync(join(dir, 'deep.js'), `import f from './f.js';\n${blocks}`);
+        writeFileSync(join(dir, 'deep.cjs'), blocks);
+        writeFileSync(join(dir, 'deep.ts'), blocks);
+      },
+      async (report, name) => {
+        const listed = report.summary.unparsable;
+        expect(listed.map((u) => u.path)).toEqual([`${name}/deep.cjs`, `${name}/deep.js`, `${name}/deep.ts`]);
+        for (const { reason } of listed)
+          expect(reason).toMatch(/^too deeply nested to parse \(the parser ran out of stack/);
+        expect(listed.map((u) => u.reason).join('\n')).not.toMatch(/sourceType|import/);
+        const text = await run([name]);
+        expect(text.out).toContain(`  ${name}/deep.js: too deeply nested to parse (the parser ran out of stack`);
+      },
+    );
   });
 
   it('exits 3 with the error on an internal failure (here the thread pool throws)', async () => {

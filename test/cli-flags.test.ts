@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { main, USAGE } from '../src/cli';
+import { USAGE } from '../src/cli';
+import { runCli } from './cli-helpers';
 
 /**
  * Every flag of every scenario reaches the run (issue 19: the command's overload scenario once ignored `--seed`,
@@ -9,18 +10,8 @@ import { main, USAGE } from '../src/cli';
  * accepts: a flag added to the command and not here fails the completeness test below.
  */
 
-function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const files = new Map<string, string>();
-  const code = main(['simulate', ...args], {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    errIsTTY: false,
-    writeFile: (path, text) => files.set(path, text),
-  });
-  return { code, out: out.join(''), err: err.join(''), files };
-}
+/** `herdless simulate ...args`, in-process. */
+const run = (...args: string[]) => runCli('simulate', ...args);
 
 interface Row {
   /** The flag and its value (none for a boolean flag). */

@@ -7,17 +7,18 @@ import { expect } from 'vitest';
 import { main } from '../src/cli';
 import herdless from '../src/eslint/index';
 
-/** `herdless ...args` run in-process: its exit code, stdout and stderr. */
+/** `herdless ...args` run in-process: its exit code, stdout, stderr, and the files it wrote (path to text). */
 export function runCli(...args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
+  const files = new Map<string, string>();
   const code = main(args, {
     out: (t) => out.push(t),
     err: (t) => err.push(t),
     errIsTTY: false,
-    writeFile: () => {},
+    writeFile: (path, text) => files.set(path, text),
   });
-  return { code, out: out.join(''), err: err.join('') };
+  return { code, out: out.join(''), err: err.join(''), files };
 }
 
 /** The require-transient-check reports for `code` (a module), as ESLint gives them; a parse error fails the test. */

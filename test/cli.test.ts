@@ -4,19 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AUDIT_USAGE } from '../src/audit/audit';
 import { COMMANDS_USAGE, main, packageVersion, parseCapacity, parseDuration, start, USAGE } from '../src/cli';
 import { formatMs } from '../src/simulate/chart';
-
-function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const files = new Map<string, string>();
-  const code = main(args, {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    errIsTTY: false,
-    writeFile: (path, text) => files.set(path, text),
-  });
-  return { code, out: out.join(''), err: err.join(''), files };
-}
+import { runCli as run } from './cli-helpers';
 
 describe('herdless simulate', () => {
   it('prints the figures table and the load chart, within 80 columns', () => {

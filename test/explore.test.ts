@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli';
 import {
   drawCell,
   EXPLORE_RANGES,
@@ -15,6 +14,7 @@ import {
   simulateOverload,
   TROUBLE_KINDS,
 } from '../src/simulate/index';
+import { runCli } from './cli-helpers';
 
 /** A short run of the overload scenario: 200/s for 2 s before, the trouble, 10 s after. */
 const short = { capacity: 200, warmupMs: 2_000, afterMs: 10_000, attemptTimeoutMs: 500 } as const;
@@ -308,21 +308,7 @@ describe("the seeds' blip: 1,000 clients, a 4 s outage, 10 attempts", () => {
 });
 
 describe('herdless simulate --scenario explore', () => {
-  const run = (...args: string[]) => {
-    let out = '';
-    let err = '';
-    const code = main(args, {
-      out: (t) => {
-        out += t;
-      },
-      err: (t) => {
-        err += t;
-      },
-      errIsTTY: false,
-      writeFile: () => {},
-    }) as number;
-    return { code, out, err };
-  };
+  const run = runCli;
 
   it('prints the summary, or the JSON with --json', () => {
     const text = run('simulate', '--scenario', 'explore', '--cells', '2');

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli';
 import { createPolicy } from '../src/index';
 import {
   MATRIX_TROUBLES,
@@ -20,6 +19,7 @@ import {
 } from '../src/simulate/index';
 import { ClientRetries } from '../src/simulate/retries';
 import { protectedPolicy } from '../src/simulate/strategies';
+import { runCli } from './cli-helpers';
 
 type Settings = { settings: Record<string, number> };
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -291,21 +291,7 @@ describe('the protection matrix', () => {
 });
 
 describe('herdless simulate: the fleet flags reach the run', () => {
-  const run = (...args: string[]) => {
-    let out = '';
-    let err = '';
-    const code = main(args, {
-      out: (t) => {
-        out += t;
-      },
-      err: (t) => {
-        err += t;
-      },
-      errIsTTY: false,
-      writeFile: () => {},
-    }) as number;
-    return { code, out, err };
-  };
+  const run = runCli;
   const base = ['simulate', '--scenario', 'partial', '--capacity', '100/1s', '--json'];
   const short = [...base, '--duration', '5s'];
 
