@@ -309,6 +309,15 @@ try {
     );
     return { rows, note: '' };
   };
+  /**
+   * Whether a form's table has, for each strategy of simulate --json's `want`, a row whose figure in each column equals
+   * the result's field (`columns`: the table's column to the field of the JSON result).
+   */
+  const shows = (form, want, columns) =>
+    want.every((w) => {
+      const got = form.rows.find((r) => r.strategy === w.strategy)?.cells ?? {};
+      return Object.entries(columns).every(([column, field]) => num(got[column]) === w[field]);
+    });
   await page.selectOption('select[name="scenario"]', 'outage');
   const typed = await runForm({ clients: '400', outage: '2.5', maxAttempts: '6', seed: '7' }, [
     'fixed',
@@ -320,14 +329,11 @@ try {
   ).results;
   check(
     typed.rows.length === 2 &&
-      typedWant.every((w) => {
-        const got = typed.rows.find((r) => r.strategy === w.strategy)?.cells ?? {};
-        return (
-          num(got.requests) === w.requests &&
-          num(got['peak/100 after']) === w.peakAfterOutage &&
-          num(got['gave up']) === w.gaveUp &&
-          num(got['last done']) === w.lastFinishMs
-        );
+      shows(typed, typedWant, {
+        requests: 'requests',
+        'peak/100 after': 'peakAfterOutage',
+        'gave up': 'gaveUp',
+        'last done': 'lastFinishMs',
       }),
     `outage through the form (400 clients, 2.5 s, 6 attempts, seed 7): the table shows simulate --json's figures ${typed.note || JSON.stringify(typed.rows.map((r) => [r.strategy, r.cells.requests]))}`,
   );
@@ -339,10 +345,7 @@ try {
   ).results;
   check(
     overloadForm.rows.length === 2 &&
-      overloadWant.every((w) => {
-        const got = overloadForm.rows.find((r) => r.strategy === w.strategy)?.cells ?? {};
-        return num(got.requests) === w.requests && num(got.goodput) === w.goodput && num(got.wasted) === w.wasted;
-      }),
+      shows(overloadForm, overloadWant, { requests: 'requests', goodput: 'goodput', wasted: 'wasted' }),
     `overload through the form (load 0.6, 2.5 s slowdown, seed 3): the table shows simulate --json's figures ${overloadForm.note || JSON.stringify(overloadForm.rows.map((r) => [r.strategy, r.cells.requests]))}`,
   );
 
