@@ -39,7 +39,8 @@ describe('a misspelt flag says which one was meant', () => {
     [['simulate', '--frobnicate'], 'herdless: unknown flag --frobnicate (see herdless simulate --help)\n'],
     [['simulate', '-x'], 'herdless: unknown flag -x (see herdless simulate --help)\n'],
   ])('no guess when nothing is close: %j', (args, message) => {
-    expect(run(...args)).toEqual({ code: 2, out: '', err: message });
+    const { code, out, err } = run(...args);
+    expect({ code, out, err }).toEqual({ code: 2, out: '', err: message });
   });
 
   it('every flag the help lists, with a letter dropped, is answered with a flag one edit away (often itself)', () => {
