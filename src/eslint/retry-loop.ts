@@ -24,11 +24,21 @@ import {
   type VisitorKeys,
   walk,
 } from './ast';
-import { fileIndex, foreignConstructions, isCounted, isThisAlias, memberTargets } from './file-index';
+import { type FailurePath, failureCycles, type Judge } from './cycles';
+import { fileIndex, foreignConstructions, isCounted, memberTargets } from './file-index';
 import { after, completions, leadsBack, leaves, sequence } from './flow';
+import {
+  bodyOf,
+  enclosingFunction,
+  FAILURE_EVENTS,
+  type FileModel,
+  fileModel,
+  functionName,
+  LISTENS,
+  type Resolve,
+} from './model';
 
-/** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
-export type Resolve = (name: string, at: Node) => readonly Node[];
+export type { Resolve };
 
 /** What one retry has and lacks; each rule reports one missing element. */
 export interface RetryShape {
@@ -1065,62 +1075,19 @@ function onlyBuilds(callee: Node, keys: VisitorKeys): boolean {
   );
 }
 
-/** The name a function is called by: its own, or the variable or property it is assigned to. */
-function functionName(fn: Node): string | undefined {
-  const id = fn.id as Node | null | undefined;
-  if (id?.type === 'Identifier') return id.name as string;
-  const parent = fn.parent;
-  if (parent?.type === 'VariableDeclarator' && (parent.id as Node).type === 'Identifier')
-    return (parent.id as Node).name as string;
-  if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') {
-    return nameOf(parent.key as Node);
-  }
-  if (parent?.type === 'AssignmentExpression' && (parent.left as Node).type === 'MemberExpression') {
-    return nameOf((parent.left as Node).property as Node);
-  }
-  return undefined;
-}
-
-/**
- * What a method is called through besides `this`: `client` for a method of `const client = {...}`, `Api` for a static
- * method of `class Api`, `exports` for `exports.get = function () {}`.
- */
-function holderName(fn: Node): string | undefined {
-  const parent = fn.parent;
-  if (parent?.type === 'Property' && parent.parent?.type === 'ObjectExpression') {
-    const decl = parent.parent.parent;
-    return decl?.type === 'VariableDeclarator' ? refKey(decl.id as Node) : undefined;
-  }
-  if (parent?.type === 'MethodDefinition' && parent.static) {
-    const cls = parent.parent?.parent;
-    return cls?.id ? refKey(cls.id as Node) : undefined;
-  }
-  if (parent?.type === 'AssignmentExpression' && (parent.left as Node).type === 'MemberExpression') {
-    return refKey(((parent.left as Node).object as Node) ?? parent);
-  }
-  return undefined;
-}
-
 /** Scheduling calls that run a function handed to them: `setTimeout(connect, ms)`, `p.then(start)`. */
 const SCHEDULES = /^(setTimeout|setImmediate|nextTick|queueMicrotask|requestAnimationFrame|then|catch|finally)$/;
 
-/** `call` enters `fn` (named `name`) again: `f()`, `this.f()`, `K.f()`, or `setTimeout(f, ms)` / `.then(f)`. */
-function entersAgain(call: Node, fn: Node, name: string): boolean {
-  const callee = call.callee as Node;
-  if (calleeName(call) === name) {
-    if (callee.type !== 'MemberExpression') return true;
-    const object = callee.object as Node;
-    return (
-      object.type === 'ThisExpression' ||
-      isThisAlias(object) ||
-      (refKey(object) !== undefined && refKey(object) === holderName(fn))
-    );
-  }
-  const isName = (a: Node) => a.type === 'Identifier' && a.name === name;
-  return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isName)) || failureReference(call, isName);
+/**
+ * `call` enters `fn` again, as the file's model resolves it: `f()`, `this.f()`, `self.f()`, `K.f()`, `$.f()`, or `fn`
+ * handed to `setTimeout(f, ms)`, `.then(f)`, `.catch(f)`, `on('error', f)`.
+ */
+function entersAgain(call: Node, fn: Node, ctx: Context): boolean {
+  if (entered(call, ctx).includes(fn)) return true;
+  const isFn = (a: Node) =>
+    (a.type === 'Identifier' || a.type === 'MemberExpression') && modelOf(a, ctx).valueTargets(a).includes(fn);
+  return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isFn)) || failureReference(call, isFn);
 }
-
-const LISTENS = /^(on|once|addListener|addEventListener|prependListener)$/;
 
 /** A function handed where only a failure runs it: `.catch(f)`, `.then(ok, f)`, `.on('error', f)`. */
 function failureReference(call: Node, matches: (arg: Node) => boolean): boolean {
@@ -1133,10 +1100,13 @@ function failureReference(call: Node, matches: (arg: Node) => boolean): boolean 
 }
 
 const isFailureEvent = (arg: Node | undefined): boolean =>
-  arg?.type === 'Literal' && EVENT_FAILURE.has(String(arg.value));
+  arg?.type === 'Literal' && FAILURE_EVENTS.has(String(arg.value));
 
-/** The enclosing function that `call` calls by name (a self-call, or itself handed to a scheduler), or undefined. */
-export function recursiveCaller(call: Node): Node | undefined {
+/**
+ * The enclosing function that `call` enters again (a self-call, or itself handed to a scheduler), or undefined; only
+ * functions named as the call's callee or its argument are looked at.
+ */
+export function recursiveCaller(call: Node, ctx: Context): Node | undefined {
   const name = calleeName(call);
   const handed =
     SCHEDULES.test(name ?? '') || (LISTENS.test(name ?? '') && isFailureEvent((call.arguments as Node[])[0]))
@@ -1146,12 +1116,10 @@ export function recursiveCaller(call: Node): Node | undefined {
   for (let p = call.parent; p; p = p.parent) {
     if (!FUNCTIONS.has(p.type)) continue;
     const own = functionName(p);
-    if (own !== undefined && (own === name || handed.includes(own)) && entersAgain(call, p, own)) return p;
+    if (own !== undefined && (own === name || handed.includes(own)) && entersAgain(call, p, ctx)) return p;
   }
   return undefined;
 }
-
-const EVENT_FAILURE = new Set(['error', 'close', 'disconnect', 'end']);
 
 /** A failure callback (`.catch(cb)`, an `error` or `close` listener) is a failure path unless it repairs first. */
 function listenerPath(
@@ -1163,12 +1131,6 @@ function listenerPath(
   if (remedies(callback.body as Node, keys, name, exempt)) return undefined;
   const param = (callback.params as Node[])[0];
   return param?.type === 'Identifier' ? { errorName: param.name as string, handler: callback } : { handler: callback };
-}
-
-/** A failure path: the error's name there, and the clause, callback or branch it is. */
-interface FailurePath {
-  readonly errorName?: string;
-  readonly handler: Node;
 }
 
 /** `(err) => { if (err) ... }`: a node-style callback's error parameter, tested. */
@@ -1208,7 +1170,7 @@ function onFailurePath(
       if (
         callee === 'catch' ||
         (callee === 'then' && args[1] === child) ||
-        (LISTENS.test(callee ?? '') && EVENT_FAILURE.has(event)) ||
+        (LISTENS.test(callee ?? '') && FAILURE_EVENTS.has(event)) ||
         // phoenix's `push.receive('error', cb)` / `receive('timeout', cb)`
         (callee === 'receive' && (event === 'error' || event === 'timeout'))
       ) {
@@ -1219,7 +1181,9 @@ function onFailurePath(
     if (FUNCTIONS.has(child.type) && p.type === 'AssignmentExpression' && p.right === child) {
       const left = p.left as Node;
       const prop = left.type === 'MemberExpression' ? nameOf(left.property as Node) : undefined;
-      if (prop?.startsWith('on') && EVENT_FAILURE.has(prop.slice(2))) return listenerPath(child, keys, name, exempt);
+      if (prop?.startsWith('on') && FAILURE_EVENTS.has(prop.slice(2))) {
+        return listenerPath(child, keys, name, exempt);
+      }
     }
     if (p.type === 'IfStatement' && child !== p.test) {
       const test = p.test as Node;
@@ -1343,7 +1307,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   // The attempt's nodes when the retry goes through it as a callback parameter (`setTimeout(tryBulk, ms, body, me)`).
   const viaCallback: Node[] = [];
   for (const n of nodes) {
-    if (n.type !== 'CallExpression' || !entersAgain(n, fn, name)) continue;
+    if (n.type !== 'CallExpression' || !entersAgain(n, fn, ctx)) continue;
     // `catch (e) { throw (setTimeout(flush, 0), e) }`: the failure goes to the caller; the rest of the work goes on.
     if (n.parent?.type === 'SequenceExpression' && n.parent.parent?.type === 'ThrowStatement') continue;
     const back = callsBack(n, name, ctx);
@@ -1416,16 +1380,15 @@ function reference(n: Node): Node | undefined {
  */
 function entered(n: Node, ctx: Context): Node[] {
   const ref = reference(n);
-  if (!ref) return [];
-  if (ref.type === 'Identifier') return ctx.resolve(ref.name as string, ref).filter((t) => FUNCTIONS.has(t.type));
-  if (ref.type !== 'MemberExpression') return [];
-  const index = fileIndex(ref, ctx.keys);
-  const targets = memberTargets(ref, index).filter((t) => FUNCTIONS.has(t.type));
-  if (targets.length > 0 || n.type !== 'CallExpression') return targets;
-  return foreignConstructions(ref.object as Node, index).flatMap((c) =>
+  if (!ref || (ref.type !== 'Identifier' && ref.type !== 'MemberExpression')) return [];
+  const targets = modelOf(ref, ctx).valueTargets(ref);
+  if (targets.length > 0 || n.type !== 'CallExpression' || ref.type !== 'MemberExpression') return targets;
+  return foreignConstructions(ref.object as Node, fileIndex(ref, ctx.keys)).flatMap((c) =>
     (c.arguments as Node[]).filter((a) => FUNCTIONS.has(a.type)),
   );
 }
+
+const modelOf = (node: Node, ctx: Context): FileModel => fileModel(node, ctx.keys, ctx.resolve);
 
 /** `this.dial(this.hosts[i + 1])`, `f(next())`: the call goes on to another input, not the same call again. */
 const changesArguments = (call: Node): boolean =>
@@ -1444,72 +1407,57 @@ const changesArguments = (call: Node): boolean =>
       (a.type === 'Literal' && typeof a.value === 'string'),
   );
 
-const bodyOf = (fn: Node): Node => (fn.body as Node | undefined) ?? fn;
-
-/** The functions, from `from`, through which the file calls `target` again (up to 5 deep), or undefined. */
-function reach(from: readonly Node[], target: Node, ctx: Context, seen: Set<Node>, depth: number): Node[] | undefined {
-  if (depth > 5) return undefined;
-  for (const g of from) {
-    if (seen.has(g)) continue;
-    seen.add(g);
-    const next: Node[] = [];
-    for (const m of owned(bodyOf(g), ctx.keys, { skipLoops: false })) {
-      const targets = entered(m, ctx);
-      if (targets.includes(target)) {
-        if (changesArguments(m)) continue;
-        return [g];
-      }
-      next.push(...targets.filter((t) => t !== g));
-    }
-    const rest = reach(next, target, ctx, seen, depth + 1);
-    if (rest) return [g, ...rest];
-  }
-  return undefined;
-}
-
 const cycles = new WeakMap<Node, RetryShape | null>();
 
 /**
  * The retry shape of a function that the file calls again from its failure path through other functions: the catch
  * calls `this.retryLater()`, whose timer calls `this.connect()`; an error listener bound by reference; a timer helper
- * class of the file. Its wait, jitter, limit and check are looked for along the whole cycle and in the helpers it
- * calls; a self-call is {@link retryRecursion}'s.
+ * class of the file; a prototype's or a plain object's methods. The cycles are the model's (model.ts, cycles.ts); its
+ * wait, jitter, limit and check are looked for along the whole cycle and in the helpers it calls. A self-call is
+ * {@link retryRecursion}'s; a second retry of an attempt (a dropped connection) is reported on its listener.
  */
 export function retryCycle(fn: Node, ctx: Context): RetryShape | undefined {
   const known = cycles.get(fn);
   if (known !== undefined) return known ?? undefined;
-  const shape = functionName(fn) === undefined ? undefined : withNotes(() => analyseCycle(fn, ctx));
+  const shape = withNotes(() => analyseCycle(fn, ctx));
   cycles.set(fn, shape ?? null);
   return shape;
 }
 
-function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
-  const name = functionName(fn) as string;
+/** What this stage decides about failure paths, for the search of cycles.ts. */
+function judge(ctx: Context): Judge {
   const { keys } = ctx;
-  if (retryRecursion(fn, ctx)) return undefined;
-  for (const n of owned(bodyOf(fn), keys, { skipLoops: false })) {
-    const first = entered(n, ctx).filter((t) => t !== fn);
-    if (first.length === 0) continue;
-    const exempt = (c: Node) => c === n || c === n.parent;
-    // `s.on('close', this.#onClose)`: a handler handed by reference gets the error (or `hadError`) as its first
-    // parameter, as an inline `(e) => this.onClose(e)` would hand it on (review).
-    const handedParam = paramName((first[0]?.params as Node[] | undefined)?.[0]);
-    const path =
-      onFailurePath(n, fn, keys, name, exempt) ??
-      (n.parent && failureReference(n.parent, (a) => a === n)
-        ? { handler: n.parent, ...(handedParam ? { errorName: handedParam } : {}) }
-        : undefined);
-    if (!path) continue;
-    const chain = reach(first, fn, ctx, new Set([fn]), 0);
-    if (!chain) continue;
-    const spans = [fn, ...chain].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
-    if (walksList(spans, keys)) return undefined;
-    return cycleShape(fn, path, chain, ctx);
+  // A call on the path, or the call a function handed on is an argument of, is not a repair of the failure.
+  const exemptFor = (along: readonly Node[]) => (c: Node) => along.some((a) => a === c || a.parent === c);
+  return {
+    within: (site, fn) => onFailurePath(site, fn, keys, functionName(fn) ?? '', exemptFor([site])),
+    handler: (fn, along) => listenerPath(fn, keys, '', exemptFor(along)),
+    sameCall: (site) => !changesArguments(site),
+  };
+}
+
+function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const { keys } = ctx;
+  const mine = failureCycles(modelOf(fn, ctx), judge(ctx)).filter((c) => c.at === fn);
+  for (const c of mine) {
+    if (c.at === c.attempt) {
+      if (functionName(fn) === undefined || retryRecursion(fn, ctx)) return undefined;
+      // A way back written inside the attempt itself was the recursion's to judge.
+      if ([c.path.handler, ...c.route].every((g) => isWithin(g, fn))) continue;
+    }
+    const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
+    if (walksList(spans, keys)) continue;
+    return cycleShape(c.attempt, c.path, c.route, ctx, c.at);
   }
   return undefined;
 }
 
-function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Context): RetryShape {
+const isWithin = (node: Node, ancestor: Node): boolean => {
+  for (let p: Node | null | undefined = node; p; p = p.parent) if (p === ancestor) return true;
+  return false;
+};
+
+function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Context, at: Node = fn): RetryShape {
   const { keys } = ctx;
   const handler = path.handler.type === 'CatchClause' ? (path.handler.body as Node) : path.handler;
   const pathNodes = [
@@ -1584,7 +1532,7 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
   if (!waits.waits && assumedWait) noteByName('an imported timer class a wait by its name');
   else if (!waits.waits && handedOn) noteByName(`a scheduler out of reach a wait by its name`);
   return {
-    node: fn,
+    node: at,
     kind: 'recursion',
     waits: waits.waits || assumedWait || handedOn,
     fixedDelay: waits.waits && waits.fixedDelay,
@@ -1619,13 +1567,13 @@ function failureCallback(fn: Node): boolean {
     return (
       callee === 'catch' ||
       (callee === 'then' && args[1] === fn) ||
-      (LISTENS.test(callee) && EVENT_FAILURE.has(event)) ||
+      (LISTENS.test(callee) && FAILURE_EVENTS.has(event)) ||
       (callee === 'receive' && (event === 'error' || event === 'timeout'))
     );
   }
   if (p?.type === 'AssignmentExpression' && p.right === fn && (p.left as Node).type === 'MemberExpression') {
     const prop = nameOf((p.left as Node).property as Node) ?? '';
-    return prop.startsWith('on') && EVENT_FAILURE.has(prop.slice(2));
+    return prop.startsWith('on') && FAILURE_EVENTS.has(prop.slice(2));
   }
   return false;
 }
@@ -1687,11 +1635,6 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
   }
   return undefined;
 }
-
-const enclosingFunction = (node: Node): Node | undefined => {
-  for (let p = node.parent; p; p = p.parent) if (FUNCTIONS.has(p.type)) return p;
-  return undefined;
-};
 
 function openShape(attempt: Node, handler: Node, chain: readonly Node[], byRetry: boolean, ctx: Context): RetryShape {
   const param = paramName((handler.params as Node[])[0]);

@@ -1,0 +1,185 @@
+/**
+ * Reconnect cycles that run through methods the file defines in other ways than a class (issue 29, the shapes of the
+ * dev half of bench/audit-unseen.json): methods on `X.prototype`, on a plain object (`$.open = function`), reached
+ * through `self = this`, a close handler passed in an options object, a failure listener registered by a method the
+ * attempt calls, a second cycle of the same attempt (a dropped connection beside a failed one). Written as small
+ * samples of those shapes, not copies. Marks as in cycles.ts: `// <-` where the report goes.
+ */
+import type { Sample } from './samples';
+
+export const methods: readonly Sample[] = [
+  {
+    name: 'model: a close handler passed in an options object schedules the attempt again (@stomp/stompjs)',
+    lang: 'ts',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export class Client {
+  private nextDelay = 0;
+  private handler?: Handler;
+  activate(): void {
+    this.nextDelay = this.reconnectDelay;
+    void this.open();
+  }
+  private async open(): Promise<void> { // <-
+    if (this.handler) return;
+    const ws = new WebSocket(this.url);
+    this.handler = new Handler(ws, {
+      onConnect: () => {
+        this.nextDelay = this.reconnectDelay;
+      },
+      onWebSocketClose: (evt) => {
+        this.handler = undefined;
+        if (this.active) this.scheduleReconnect();
+      },
+    });
+    this.handler.start();
+  }
+  private scheduleReconnect(): void {
+    if (this.nextDelay > 0) {
+      this.timer = setTimeout(() => {
+        this.nextDelay = Math.min(this.nextDelay * 2, this.maxDelay);
+        void this.open();
+      }, this.nextDelay);
+    }
+  }
+}`,
+  },
+  {
+    name: 'model: a compiled class, _this = this, a close handler that closes and then tries to reconnect (subscriptions-transport-ws)',
+    lang: 'cjs',
+    finds: ['require-transient-check'],
+    code: `
+var SubscriptionClient = (function () {
+  function SubscriptionClient(url) {
+    this.url = url;
+    this.backoff = new Backoff({ jitter: 0.5 });
+    this.connect();
+  }
+  SubscriptionClient.prototype.close = function (isForced) {
+    if (this.client !== null) {
+      this.client.close();
+      this.client = null;
+      if (!isForced) this.tryReconnect();
+    }
+  };
+  SubscriptionClient.prototype.tryReconnect = function () {
+    var _this = this;
+    if (this.backoff.attempts >= this.reconnectionAttempts) return;
+    var delay = this.backoff.duration();
+    this.timeoutId = setTimeout(function () {
+      _this.connect();
+    }, delay);
+  };
+  SubscriptionClient.prototype.connect = function () { // <-
+    var _this = this;
+    this.client = new WebSocket(this.url);
+    this.client.onclose = function () {
+      if (!_this.closedByUser) _this.close(false);
+    };
+  };
+  return SubscriptionClient;
+}());
+module.exports = SubscriptionClient;`,
+  },
+  {
+    name: 'model: methods of a plain object ($.open, $.reconnect), a limit and a close code checked (sockette)',
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+module.exports = function (url, opts) {
+  var ws, num = 0, $ = {};
+  var max = opts.maxAttempts || Infinity;
+  $.open = function () { // <-
+    ws = new WebSocket(url);
+    ws.onclose = function (e) {
+      e.code === 1000 || e.code === 1001 || $.reconnect(e);
+    };
+  };
+  $.reconnect = function (e) {
+    if (num++ < max) {
+      setTimeout(function () {
+        $.open();
+      }, opts.timeout || 1000);
+    }
+  };
+  $.open();
+  return $;
+};`,
+  },
+  // Look-alikes, in the same shapes.
+  {
+    name: 'model look-alike: a heartbeat on an interval; a missed pong closes, the reconnect is the close handler of the file',
+    lang: 'cjs',
+    finds: [],
+    code: `
+function Client() {}
+Client.prototype.connect = function () {
+  this.ws = new WebSocket(this.url);
+  this.ws.onopen = this._onOpen.bind(this);
+};
+Client.prototype._onOpen = function () {
+  this.pingLoop = setInterval(this._ping.bind(this), 60000);
+};
+Client.prototype._ping = function () {
+  var self = this;
+  this.ws.send('PING');
+  this.pingTimeout = setTimeout(function () {
+    self.ws.close();
+  }, 5000);
+};
+module.exports = Client;`,
+  },
+  {
+    name: 'model look-alike: an error handler on a prototype that only reports the failure as an event',
+    lang: 'cjs',
+    finds: [],
+    code: `
+function Conn() {}
+Conn.prototype.open = function () {
+  this.socket = net.connect(this.port);
+  this.socket.on('error', this._onError.bind(this));
+};
+Conn.prototype._onError = function (err) {
+  this.socket = null;
+  this.emit('error', err);
+};
+module.exports = Conn;`,
+  },
+  {
+    name: 'model look-alike: a close handler of a plain object falls back to the next host of a list',
+    lang: 'cjs',
+    finds: [],
+    code: `
+module.exports = function (hosts) {
+  var $ = {}, i = 0;
+  $.open = function (host) {
+    var ws = new WebSocket(host);
+    ws.onclose = function () {
+      $.next();
+    };
+  };
+  $.next = function () {
+    i++;
+    if (i < hosts.length) setTimeout(function () { $.open(hosts[i]); }, 100);
+  };
+  $.open(hosts[0]);
+  return $;
+};`,
+  },
+  {
+    name: 'model look-alike: a poll that schedules itself again on success and on failure alike, a report its only answer',
+    finds: [],
+    code: `
+export class Poller {
+  poll() {
+    this.fetch()
+      .then((items) => this.emit('items', items))
+      .catch((err) => this.emit('error', err))
+      .finally(() => this.schedule());
+  }
+  schedule() {
+    this.timer = setTimeout(() => this.poll(), this.interval);
+  }
+}`,
+  },
+];
