@@ -25,7 +25,7 @@ import {
   walk,
 } from './ast';
 import { type FailurePath, failureCycles, type Judge } from './cycles';
-import { fileIndex, foreignConstructions, isCounted, memberTargets } from './file-index';
+import { fileIndex, foreignConstructions, isCounted, isThisAlias, memberTargets } from './file-index';
 import { after, completions, leadsBack, leaves, sequence } from './flow';
 import {
   bodyOf,
@@ -622,7 +622,8 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     // one out of reach by its name (`isRetryable(err)`).
     // Found in the file at any depth: `this._abandonRecovery(err)`, two calls in, is not a classifier by its name.
     const inFile = entered(n, ctx);
-    if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n))) return true;
+    // `retryDelay(attempt, error)`: a delay computed from the error, not a look at whether to retry (fetch-retry).
+    if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n)) && !WAIT_NAME.test(callName(n))) return true;
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
     const callee = n.callee as Node;
     if (depth > 0) return false;
@@ -979,8 +980,9 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
   return false;
 }
 
+// `safeEmit(ctx, ...)` as well as `emit(...)`.
 const BOOKKEEPING =
-  /log|warn|error|info|debug|trace|print|emit|report|notify|track|record|metric|increment|^push$|^set$|^add$|^on[A-Z]/;
+  /log|warn|error|info|debug|trace|print|[eE]mit|report|notify|track|record|metric|increment|^push$|^set$|^add$|^on[A-Z]/;
 /** Calls that close or clear what failed (`socket.destroy()`, `this.teardown()`): cleanup, not a repair of the cause. */
 const CLEANUP = /close|destroy|teardown|cleanup|dispose|reset|remove|clear|cancel|unref|release|^off$|^stop/i;
 /** A value that resets a field: `undefined`, `null`, `false`, `0`, `''`, or a timer's id. */
@@ -999,17 +1001,47 @@ const LOOKS = /^(is|assert|check|should|can|classif|has)/i;
  * than a wait, a look at the error, logging or the retried call itself, or a flag set on `this`, or the called
  * function itself replaced (`alloc = legacy`).
  */
-function remedies(body: Node, keys: VisitorKeys, self: string, exempt?: (call: Node) => boolean): boolean {
-  return owned(body, keys, { skipLoops: true, skipCallbacks: true }).some((n) => {
+function remedies(
+  body: Node,
+  keys: VisitorKeys,
+  self: string,
+  exempt?: (call: Node) => boolean,
+  along: readonly Node[] = [],
+  reads?: ReadonlySet<string>,
+): boolean {
+  const nodes = owned(body, keys, { skipLoops: true, skipCallbacks: true });
+  // `const handle = wait(ms); this.cancel = handle.cancel`: the wait's handle kept, not a repair.
+  const waitHandles = new Set(
+    nodes.flatMap((n) =>
+      n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' && n.init && isWaitCall(n.init as Node)
+        ? [(n.id as Node).name as string]
+        : [],
+    ),
+  );
+  return nodes.some((n) => {
+    // `if (active) retryLater(); else { deferred.reject(err); release(); }`: what another branch does is not done on
+    // the way back (graphile-worker).
+    if (along.length > 0 && offPath(n, body, along)) return false;
     if (n.type === 'AssignmentExpression') {
       const left = n.left as Node;
       // `this.conn = undefined`, `this.timer = setTimeout(...)`, `this.tries += 1`: state reset or kept, not a repair.
       if (left.type === 'MemberExpression' && (left.object as Node).type === 'ThisExpression') {
-        return n.operator === '=' && !resets(n.right as Node);
+        const kept = mentions(
+          n.right as Node,
+          keys,
+          (m) => m.type === 'Identifier' && waitHandles.has(m.name as string),
+        );
+        // `this.reconnections = this.reconnections + 1`: a counter stepped, made from itself.
+        const stepped = mentions(n.right as Node, keys, (m) => refKey(m) !== undefined && refKey(m) === refKey(left));
+        // `this.reason = msg`, `this.moderators = {}`: state the attempt never reads changes nothing for it (tmi.js).
+        const unread = reads !== undefined && !reads.has(nameOf(left.property as Node) ?? '');
+        return n.operator === '=' && !resets(n.right as Node) && !kept && !stepped && !unread;
       }
       return left.type === 'Identifier' && left.name === self;
     }
     if (n.type !== 'CallExpression' || isWaitCall(n) || exempt?.(n)) return false;
+    // `p.then(f).catch(g)`: the promise's plumbing; what it runs is judged where it is written.
+    if (/^(then|catch|finally)$/.test(callName(n))) return false;
     const name = callName(n);
     const statement = n.parent?.type === 'AwaitExpression' ? n.parent.parent : n.parent;
     // `refresh();`, `x = await login()`, `const token = await authorize()`: called for what it changes.
@@ -1042,6 +1074,24 @@ function remedies(body: Node, keys: VisitorKeys, self: string, exempt?: (call: N
       refKey((n.callee as Node).type === 'MemberExpression' ? ((n.callee as Node).object as Node) : n) !== 'console'
     );
   });
+}
+
+/** `node` sits in a branch (of an if, a ?:, a switch, a try) that holds none of `along`, below `top`. */
+function offPath(node: Node, top: Node, along: readonly Node[]): boolean {
+  if (!isWithin(node, top)) return false;
+  let child = node;
+  for (let p = node.parent; p && child !== top; child = p, p = p.parent) {
+    const branches =
+      p.type === 'IfStatement' || p.type === 'ConditionalExpression'
+        ? [p.consequent, p.alternate]
+        : p.type === 'SwitchStatement'
+          ? (p.cases as Node[])
+          : p.type === 'TryStatement'
+            ? [p.block, p.handler]
+            : [];
+    if (branches.includes(child) && !along.some((a) => isWithin(a, child))) return true;
+  }
+  return false;
 }
 
 /**
@@ -1127,8 +1177,10 @@ function listenerPath(
   keys: VisitorKeys,
   name: string,
   exempt?: (call: Node) => boolean,
+  along: readonly Node[] = [],
+  reads?: ReadonlySet<string>,
 ): FailurePath | undefined {
-  if (remedies(callback.body as Node, keys, name, exempt)) return undefined;
+  if (remedies(callback.body as Node, keys, name, exempt, along, reads)) return undefined;
   const param = (callback.params as Node[])[0];
   return param?.type === 'Identifier' ? { errorName: param.name as string, handler: callback } : { handler: callback };
 }
@@ -1155,11 +1207,12 @@ function onFailurePath(
   keys: VisitorKeys,
   name: string,
   exempt?: (call: Node) => boolean,
+  along: readonly Node[] = [node],
 ): FailurePath | undefined {
   let child = node;
   for (let p = node.parent; p && child !== fn; child = p, p = p.parent) {
     if (p.type === 'CatchClause' && child === p.body) {
-      if (remedies(p.body as Node, keys, name, exempt)) return undefined;
+      if (remedies(p.body as Node, keys, name, exempt, along)) return undefined;
       const param = p.param as Node | null;
       return param?.type === 'Identifier' ? { errorName: param.name as string, handler: p } : { handler: p };
     }
@@ -1174,7 +1227,7 @@ function onFailurePath(
         // phoenix's `push.receive('error', cb)` / `receive('timeout', cb)`
         (callee === 'receive' && (event === 'error' || event === 'timeout'))
       ) {
-        return listenerPath(child, keys, name, exempt);
+        return listenerPath(child, keys, name, exempt, along);
       }
     }
     // `ws.onclose = () => setTimeout(connect, 1000)`: the handler property is the listener form of the same event.
@@ -1182,14 +1235,14 @@ function onFailurePath(
       const left = p.left as Node;
       const prop = left.type === 'MemberExpression' ? nameOf(left.property as Node) : undefined;
       if (prop?.startsWith('on') && FAILURE_EVENTS.has(prop.slice(2))) {
-        return listenerPath(child, keys, name, exempt);
+        return listenerPath(child, keys, name, exempt, along);
       }
     }
     if (p.type === 'IfStatement' && child !== p.test) {
       const test = p.test as Node;
       const polarity = statusPolarity(test) ?? (nodeStyleError(test) ? 'failure' : undefined);
       if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
-        if (remedies(child, keys, name, exempt)) return undefined;
+        if (remedies(child, keys, name, exempt, along)) return undefined;
         return nodeStyleError(test) ? { errorName: test.name as string, handler: child } : { handler: child };
       }
     }
@@ -1390,6 +1443,35 @@ function entered(n: Node, ctx: Context): Node[] {
 
 const modelOf = (node: Node, ctx: Context): FileModel => fileModel(node, ctx.keys, ctx.resolve);
 
+const isThis = (node: Node): boolean => node.type === 'ThisExpression' || isThisAlias(node);
+
+/** The fields of `this` an attempt reads, in its own code and in what it calls (a few calls deep). */
+function readsOf(attempt: Node, ctx: Context): Set<string> {
+  const model = modelOf(attempt, ctx);
+  const out = new Set<string>();
+  const seen = new Set([attempt]);
+  let level = [attempt];
+  for (let depth = 0; depth < 3 && level.length > 0; depth++) {
+    const next: Node[] = [];
+    for (const g of level) {
+      for (const n of owned(bodyOf(g), ctx.keys, { skipLoops: false, skipCallbacks: true })) {
+        const written = n.parent?.type === 'AssignmentExpression' && n.parent.left === n;
+        if (n.type === 'MemberExpression' && !written && isThis(n.object as Node)) {
+          out.add(nameOf(n.property as Node) ?? '');
+        }
+      }
+      for (const e of model.from(g)) {
+        if ((e.kind === 'call' || e.kind === 'handed') && !seen.has(e.to)) {
+          seen.add(e.to);
+          next.push(e.to);
+        }
+      }
+    }
+    level = next;
+  }
+  return out;
+}
+
 /** `this.dial(this.hosts[i + 1])`, `f(next())`: the call goes on to another input, not the same call again. */
 const changesArguments = (call: Node): boolean =>
   call.type === 'CallExpression' &&
@@ -1430,8 +1512,8 @@ function judge(ctx: Context): Judge {
   // A call on the path, or the call a function handed on is an argument of, is not a repair of the failure.
   const exemptFor = (along: readonly Node[]) => (c: Node) => along.some((a) => a === c || a.parent === c);
   return {
-    within: (site, fn) => onFailurePath(site, fn, keys, functionName(fn) ?? '', exemptFor([site])),
-    handler: (fn, along) => listenerPath(fn, keys, '', exemptFor(along)),
+    within: (site, fn) => onFailurePath(site, fn, keys, functionName(fn) ?? '', exemptFor([site]), [site]),
+    handler: (fn, along, attempt) => listenerPath(fn, keys, '', exemptFor(along), along, readsOf(attempt, ctx)),
     sameCall: (site) => !changesArguments(site),
   };
 }
@@ -1447,7 +1529,7 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
     }
     const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
     if (walksList(spans, keys)) continue;
-    return cycleShape(c.attempt, c.path, c.route, ctx, c.at);
+    return cycleShape(c.attempt, c.path, c.route, ctx, c.at, c.along);
   }
   return undefined;
 }
@@ -1457,11 +1539,19 @@ const isWithin = (node: Node, ancestor: Node): boolean => {
   return false;
 };
 
-function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Context, at: Node = fn): RetryShape {
+function cycleShape(
+  fn: Node,
+  path: FailurePath,
+  chain: readonly Node[],
+  ctx: Context,
+  at: Node = fn,
+  along: readonly Node[] = [],
+): RetryShape {
   const { keys } = ctx;
   const handler = path.handler.type === 'CatchClause' ? (path.handler.body as Node) : path.handler;
   const pathNodes = [
-    ...owned(handler, keys, { skipLoops: false }),
+    // Of the failure path, what is on the way back: not a branch that rejects or hands the error to an option.
+    ...owned(handler, keys, { skipLoops: false }).filter((n) => along.length === 0 || !offPath(n, handler, along)),
     ...chain.flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false })),
   ];
   // The helpers the cycle calls (`this.nextDelay()`, `assertAttempts(n)`), one level: where a limit or a delay lives.
@@ -1545,8 +1635,33 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
         return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
       }),
-    ...errorCheck(all, errorNames, ctx),
+    ...eachWayChecks(all, handler, along, errorNames, ctx),
   };
+}
+
+/**
+ * The check of a cycle whose failure path goes back by several branches: each must look at the error. A branch that
+ * retries every failure beside one that asks an option first (`if (typeof retryOn === 'function') ... else if
+ * (attempt < retries) retry()`, fetch-retry) retries every failure by default.
+ */
+function eachWayChecks(
+  nodes: readonly Node[],
+  handler: Node,
+  along: readonly Node[],
+  errorNames: ReadonlySet<string>,
+  ctx: Context,
+): Pick<RetryShape, 'checksError' | 'readsOk'> {
+  const ways = along.filter((a) => isWithin(a, handler));
+  const apart = ways.some((a) => ways.some((b) => offPath(a, handler, [b])));
+  if (!apart) return errorCheck(nodes, errorNames, ctx);
+  const each = ways.map((way) =>
+    errorCheck(
+      nodes.filter((n) => !offPath(n, handler, [way])),
+      errorNames,
+      ctx,
+    ),
+  );
+  return each.find((c) => !c.checksError) ?? { checksError: true };
 }
 
 /** A method named like what a failure runs: `onConnClose`, `_handleClose`, `handleError`, `onDisconnect`. */

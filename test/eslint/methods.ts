@@ -45,6 +45,31 @@ export class Client {
 }`,
   },
   {
+    name: 'model: prototype methods, the error handler bound by a method the attempt calls (tmi.js)',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+var Client = function Client(opts) {
+  this.opts = opts;
+  this.reconnections = 0;
+};
+Client.prototype.connect = function connect() {
+  this.delay = Math.min(this.delay * 1.5, 60000);
+  this._open();
+};
+Client.prototype._open = function _open() { // <-
+  this.ws = new WebSocket(this.url);
+  this.ws.onerror = this._onError.bind(this);
+};
+Client.prototype._onError = function _onError() {
+  if (this.reconnections < this.maxReconnections) {
+    this.reconnections = this.reconnections + 1;
+    setTimeout(() => this.connect(), this.delay);
+  }
+};
+module.exports = Client;`,
+  },
+  {
     name: 'model: a compiled class, _this = this, a close handler that closes and then tries to reconnect (subscriptions-transport-ws)',
     lang: 'cjs',
     finds: ['require-transient-check'],
@@ -104,6 +129,117 @@ module.exports = function (url, opts) {
   };
   $.open();
   return $;
+};`,
+  },
+  {
+    name: 'model: a dropped connection is a second cycle of the attempt, reported at its close listener (amqp-connection-manager)',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export class Manager {
+  _connect() { // <-
+    return amqpConnect(this.url)
+      .then((connection) => {
+        this.connection = connection;
+        connection.on('close', (err) => { // <-
+          this.connection = undefined;
+          this.emit('disconnect', { err });
+          const handle = wait(this.reconnectMs);
+          this.cancelRetries = handle.cancel;
+          handle.promise.then(() => this._connect());
+        });
+      })
+      .catch((err) => {
+        this.emit('connectFailed', { err });
+        const handle = wait(this.reconnectMs);
+        this.cancelRetries = handle.cancel;
+        return handle.promise.then(() => this._connect());
+      });
+  }
+}`,
+  },
+  {
+    name: 'model: a repair in another branch of the catch does not make the retry branch a repair (graphile-worker)',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export function makeWorker(getJob, pollInterval, deferred, release) {
+  let active = true;
+  let errors = 0;
+  const doNext = async () => { // <-
+    let job;
+    try {
+      job = await getJob();
+    } catch (err) {
+      (0, lib.safeEmit)(ctx, 'worker:getJob:error', { err });
+      if (active) {
+        errors++;
+        setTimeout(() => doNext(), pollInterval);
+      } else {
+        deferred.reject(err);
+        release();
+      }
+      return;
+    }
+    await run(job);
+  };
+  return doNext;
+}`,
+  },
+  {
+    name: 'model: the rejection handler retries in one branch and rejects in the others (fetch-retry)',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+module.exports = function fetchRetry(input, init, retries, retryOn, resolve, reject) {
+  var wrappedFetch = function (attempt) { // <-
+    fetch(input, init)
+      .then(function (response) {
+        resolve(response);
+      })
+      .catch(function (error) {
+        if (typeof retryOn === 'function') {
+          try {
+            Promise.resolve(retryOn(attempt, error))
+              .then(function (again) {
+                if (again) retry(attempt, error);
+                else reject(error);
+              })
+              .catch(reject);
+          } catch (e) {
+            reject(e);
+          }
+        } else if (attempt < retries) {
+          retry(attempt, error);
+        } else {
+          reject(error);
+        }
+      });
+  };
+  function retry(attempt, error) {
+    setTimeout(function () {
+      wrappedFetch(++attempt);
+    }, 1000);
+  }
+  wrappedFetch(0);
+};`,
+  },
+  {
+    name: 'model: a delay computed from the error (retryDelay(attempt, error)) is no look at whether to retry (fetch-retry)',
+    lang: 'cjs',
+    finds: ['require-transient-check'],
+    code: `
+module.exports = function fetchRetry(input, retries, retryDelay) {
+  function wrappedFetch(attempt) { // <-
+    fetch(input).catch(function (error) {
+      if (attempt < retries) retry(attempt, error);
+    });
+  }
+  function retry(attempt, error) {
+    var delay = retryDelay(attempt, error);
+    setTimeout(function () {
+      wrappedFetch(++attempt);
+    }, delay);
+  }
+  wrappedFetch(0);
 };`,
   },
   // Look-alikes, in the same shapes.
