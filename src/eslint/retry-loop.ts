@@ -25,7 +25,7 @@ import {
   walk,
 } from './ast';
 import { type FailurePath, failureCycles, type Judge } from './cycles';
-import { fileIndex, foreignConstructions, isCounted, isThisAlias, memberTargets } from './file-index';
+import { fileIndex, foreignConstructions, isCounted, isScaledOnly, isThisAlias, memberTargets } from './file-index';
 import { after, completions, leadsBack, leaves, sequence } from './flow';
 import {
   bodyOf,
@@ -410,8 +410,11 @@ function compares(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bo
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
     if (n.type === 'BinaryExpression' && ['<', '<=', '>', '>='].includes(n.operator as string)) {
       const sides = [n.left as Node, n.right as Node];
+      // `if (this.nextDelay > 0)` of a delay only ever doubled: it stays above 0, it bounds nothing (@stomp/stompjs).
+      const zero = sides.some((side) => side.type === 'Literal' && side.value === 0);
       const counted = (side: Node) =>
-        names.has(refKey(side) ?? '') || (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys)));
+        !(zero && isScaledOnly(side, fileIndex(side, keys))) &&
+        (names.has(refKey(side) ?? '') || (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys))));
       if (sides.some(counted)) return true;
       const named = sides.find((side) =>
         LIMIT_NAME.test(
@@ -1562,9 +1565,10 @@ function cycleShape(
     for (const t of entered(m, ctx)) if (!inCycle.has(t)) helpers.add(t);
   }
   const helperNodes = [...helpers].flatMap((h) => owned(bodyOf(h), keys, { skipLoops: false }));
-  // A guard at the top of the attempt (`if (this.attempts > max) return;`) bounds the cycle too.
+  // A guard at the top of the attempt (`if (this.attempts > max) return;`) bounds the cycle too; an `if` that goes on
+  // (`if (this.connectionTimeout > 0) { this.watcher = setTimeout(...) }`) guards nothing.
   const guards = ((fn.body as Node).type === 'BlockStatement' ? ((fn.body as Node).body as Node[]) : []).filter(
-    (st) => st.type === 'IfStatement',
+    (st) => st.type === 'IfStatement' && !completions(st.consequent as Node, false).has('normal'),
   );
   const all = [...pathNodes, ...helperNodes];
   const names = counters(all);
@@ -1635,9 +1639,65 @@ function cycleShape(
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
         return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
       }),
-    ...eachWayChecks(all, handler, along, errorNames, ctx),
+    ...(stopsOnPermanent([...guards, ...pathNodes], keys)
+      ? { checksError: true }
+      : eachWayChecks(all, handler, along, errorNames, ctx)),
   };
 }
+
+/**
+ * `if (this.reconnect && ...) setTimeout(() => this.connect(), ms)` with, elsewhere in the file, `if
+ * (msg.includes('Login authentication failed')) { this.reconnect = false; ... }`: the way back is gated by a flag the
+ * file turns off when what the server said shows a failure that will not pass, the check kept in that flag (tmi.js).
+ * A flag the user turns off (`disconnect()`, no such test) is not one.
+ */
+function stopsOnPermanent(nodes: readonly Node[], keys: VisitorKeys): boolean {
+  const flags = new Set(
+    conditions(nodes).flatMap((t) => {
+      const out: string[] = [];
+      walk(t, keys, (m) => {
+        if (m.type === 'MemberExpression' && isThis(m.object as Node) && !m.computed)
+          out.push(nameOf(m.property as Node) ?? '');
+        return m.type !== 'BinaryExpression' && m.type !== 'CallExpression';
+      });
+      return out;
+    }),
+  );
+  if (flags.size === 0) return false;
+  let found = false;
+  walk(programOf(nodes[0] as Node), keys, (n) => {
+    if (found) return false;
+    const left = n.type === 'AssignmentExpression' ? (n.left as Node) : undefined;
+    if (
+      left?.type === 'MemberExpression' &&
+      isThis(left.object as Node) &&
+      flags.has(nameOf(left.property as Node) ?? '') &&
+      (n.right as Node).type === 'Literal' &&
+      (n.right as Node).value === false
+    ) {
+      found = saysPermanent(n, keys);
+    }
+    return true;
+  });
+  return found;
+}
+
+/** `n` sits in the branch of an `if` (or a `case`) that tells a message or an error code by its text. */
+function saysPermanent(n: Node, keys: VisitorKeys): boolean {
+  const text = (t: Node) =>
+    mentions(t, keys, (m) => m.type === 'Literal' && typeof m.value === 'string' && m.value.length > 0);
+  for (let child = n, p = n.parent; p && !FUNCTIONS.has(p.type); child = p, p = p.parent) {
+    if (p.type === 'IfStatement' && p.consequent === child && text(p.test as Node)) return true;
+    if (p.type === 'SwitchCase' && p.test && text(p.test as Node)) return true;
+  }
+  return false;
+}
+
+const programOf = (node: Node): Node => {
+  let top = node;
+  while (top.parent) top = top.parent;
+  return top;
+};
 
 /**
  * The check of a cycle whose failure path goes back by several branches: each must look at the error. A branch that
@@ -1788,7 +1848,13 @@ function countHandedOn(nodes: readonly Node[], ctx: Context): boolean {
     const handed =
       (p?.type === 'Property' && p.value === n) ||
       (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(n) && entered(p, ctx).length === 0);
-    if (!handed || !isCounted(n, fileIndex(n, ctx.keys))) continue;
+    // `setTimeout(f, this.delay)`, `Math.min(this.delay, max)`: a delay handed to the timer that waits it, or to
+    // arithmetic, decides nothing; nor does a delay only ever scaled.
+    const index = fileIndex(n, ctx.keys);
+    const arithmetic =
+      p?.type === 'CallExpression' &&
+      (isWaitCall(p) || refKey(((p.callee as Node).object as Node | undefined) ?? p) === 'Math');
+    if (!handed || !isCounted(n, index) || isScaledOnly(n, index) || arithmetic) continue;
     let told = false;
     for (let q: Node | null | undefined = p, i = 0; q && i < 4 && !FUNCTIONS.has(q.type); q = q.parent, i++) {
       if (q.type === 'CallExpression' && TELLS.test(callName(q))) told = true;

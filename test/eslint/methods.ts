@@ -22,6 +22,9 @@ export class Client {
   }
   private async open(): Promise<void> { // <-
     if (this.handler) return;
+    if (this.connectionTimeout > 0) {
+      this.watcher = setTimeout(() => this.forceDisconnect(), this.connectionTimeout);
+    }
     const ws = new WebSocket(this.url);
     this.handler = new Handler(ws, {
       onConnect: () => {
@@ -37,7 +40,8 @@ export class Client {
   private scheduleReconnect(): void {
     if (this.nextDelay > 0) {
       this.timer = setTimeout(() => {
-        this.nextDelay = Math.min(this.nextDelay * 2, this.maxDelay);
+        this.nextDelay = this.nextDelay * 2;
+        this.nextDelay = Math.min(this.nextDelay, this.maxDelay);
         void this.open();
       }, this.nextDelay);
     }
@@ -221,6 +225,60 @@ module.exports = function fetchRetry(input, init, retries, retryOn, resolve, rej
   }
   wrappedFetch(0);
 };`,
+  },
+  {
+    name: 'model: the reconnect is gated by a flag the file turns off when the server says the login failed (tmi.js)',
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+function Client(opts) {
+  this.reconnect = true;
+  this.reconnections = 0;
+}
+Client.prototype.connect = function () { // <-
+  this.ws = new WebSocket(this.url);
+  this.ws.onclose = this._onClose.bind(this);
+  this.ws.onmessage = this._onMessage.bind(this);
+};
+Client.prototype._onMessage = function (event) {
+  var msg = event.data;
+  if (msg.includes('Login authentication failed') || msg.includes('Improperly formatted auth')) {
+    this.reconnect = false;
+    this.ws.close();
+  }
+};
+Client.prototype._onClose = function () {
+  if (this.reconnect && this.reconnections < this.maxReconnections) {
+    this.reconnections++;
+    setTimeout(() => this.connect(), this.reconnectTimer);
+  }
+};
+module.exports = Client;`,
+  },
+  {
+    name: 'model: a flag the user turns off (disconnect) is no check of the failure',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+function Client(opts) {
+  this.reconnect = true;
+  this.reconnections = 0;
+}
+Client.prototype.connect = function () { // <-
+  this.ws = new WebSocket(this.url);
+  this.ws.onclose = this._onClose.bind(this);
+};
+Client.prototype.disconnect = function () {
+  this.reconnect = false;
+  this.ws.close();
+};
+Client.prototype._onClose = function () {
+  if (this.reconnect && this.reconnections < this.maxReconnections) {
+    this.reconnections++;
+    setTimeout(() => this.connect(), this.reconnectTimer);
+  }
+};
+module.exports = Client;`,
   },
   {
     name: 'model: a delay computed from the error (retryDelay(attempt, error)) is no look at whether to retry (fetch-retry)',
