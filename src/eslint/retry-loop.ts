@@ -24,7 +24,7 @@ import {
   type VisitorKeys,
   walk,
 } from './ast';
-import { type FailurePath, failureCycles, type Judge } from './cycles';
+import { type FailureCycle, type FailurePath, failureCycles, type Judge } from './cycles';
 import { fileIndex, foreignConstructions, isCounted, isScaledOnly, isThisAlias, memberTargets } from './file-index';
 import { after, completions, leadsBack, leaves, sequence } from './flow';
 import {
@@ -116,7 +116,8 @@ const usedAsValue = (node: Node): boolean =>
 const isWaitCall = (node: Node): boolean =>
   node.type === 'CallExpression' &&
   ((WAIT_NAME.test(callName(node)) && !NOT_A_WAIT.test(callName(node)) && !usedAsValue(node)) ||
-    callName(node) === 'setInterval' ||
+    // `safeUnref(setTimeout(f, ms))`: a timer handed on still waits.
+    /^set(Timeout|Interval)$/.test(callName(node)) ||
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
@@ -497,6 +498,14 @@ function helperLimits(
       ) {
         return true;
       }
+      // `if (Date.now() < refreshTimeout) { try ... catch { return null } } else { ...; throw }`: the helper the loop
+      // calls gives up past a deadline (@azure/core-rest-pipeline).
+      if (
+        body.some((b) => b.type === 'ThrowStatement') &&
+        tests(body).some((t) => mentions(t, ctx.keys, isClockCall) && bounds(t, new Set(), ctx.keys))
+      ) {
+        return true;
+      }
       // `if (!retryAttempts || retries >= retryAttempts) throw err` in the helper the catch hands the error to
       // (graphql-ws's `shouldRetryConnectOrThrow(err)`): a count kept in the closure, compared with a limit, thrown.
       return (
@@ -643,8 +652,9 @@ function failurePaths(
   loop: Node,
   direct: readonly Node[],
   nodes: readonly Node[],
-  keys: VisitorKeys,
+  ctx: Context,
 ): { errorNames: Set<string>; extra: Node[] } | undefined {
+  const { keys } = ctx;
   const body = loop.body as Node;
   const loopTestNames = new Set<string>();
   if (loop.test)
@@ -653,7 +663,9 @@ function failurePaths(
   const errorNames = new Set<string>();
   // `while (!res.ok)`, `do { ... } while (!result)` with `result = await f().catch(...)`: the test is the failure path.
   const test = loop.test as Node | null;
-  let retry = !!test && (statusPolarity(test) ?? caughtValueTest(test, direct, keys)) === 'failure';
+  let retry =
+    !!test &&
+    (statusPolarity(test) ?? caughtValueTest(test, direct, keys) ?? nullResultTest(test, direct, ctx)) === 'failure';
   for (const n of direct) {
     if (n.type === 'TryStatement' && n.handler) {
       const block = completions(n.block as Node, true);
@@ -854,6 +866,46 @@ function tailLeavesOnResult(tryStatement: Node, tail: readonly Node[], keys: Vis
   );
 }
 
+/**
+ * `while (token === null) { await delay(ms); token = await tryGet(); }` where `tryGet`, a function of the file, returns
+ * `null` from its catch: a failure told by a null result (@azure/core-rest-pipeline's token cycler).
+ */
+function nullResultTest(test: Node, nodes: readonly Node[], ctx: Context): 'success' | 'failure' | undefined {
+  const names = new Set<string>();
+  for (const n of nodes) {
+    const [id, init] =
+      n.type === 'VariableDeclarator'
+        ? [n.id as Node, n.init as Node | null]
+        : n.type === 'AssignmentExpression'
+          ? [n.left as Node, n.right as Node]
+          : [];
+    let call = init;
+    while (call?.type === 'AwaitExpression') call = call.argument as Node;
+    const callee = call?.type === 'CallExpression' ? (call.callee as Node) : undefined;
+    if (id?.type !== 'Identifier' || callee?.type !== 'Identifier') continue;
+    const targets = ctx.resolve(callee.name as string, callee).filter((f) => FUNCTIONS.has(f.type));
+    if (targets.some((f) => failsAsNull(f, ctx.keys))) names.add(id.name as string);
+  }
+  return names.size > 0 ? resultPolarity(test, names) : undefined;
+}
+
+/** A function whose catch clause returns `null` or `undefined`: its callers tell its failure by that result. */
+function failsAsNull(fn: Node, keys: VisitorKeys): boolean {
+  return owned(bodyOf(fn), keys, { skipLoops: false, skipCallbacks: true }).some(
+    (n) =>
+      n.type === 'CatchClause' &&
+      ((n.body as Node).body as Node[]).some((st) => {
+        const value = st.type === 'ReturnStatement' ? (st.argument as Node | null) : undefined;
+        return (
+          st.type === 'ReturnStatement' &&
+          (!value ||
+            (value.type === 'Literal' && value.value === null) ||
+            (value.type === 'Identifier' && value.name === 'undefined'))
+        );
+      }),
+  );
+}
+
 /** `if (res)` / `if (result !== undefined)` on a value that came from `x.catch(...)`: success when it is there. */
 function caughtValueTest(test: Node, nodes: readonly Node[], keys: VisitorKeys): 'success' | 'failure' | undefined {
   const fromCatch = new Set<string>();
@@ -897,7 +949,7 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
   const { keys } = ctx;
   const nodes = owned(loop.body as Node, keys, { skipLoops: true });
   const direct = owned(loop.body as Node, keys, { skipLoops: true, skipCallbacks: true });
-  const paths = failurePaths(loop, direct, nodes, keys);
+  const paths = failurePaths(loop, direct, nodes, ctx);
   if (!paths) return undefined;
   const shapeNodes = [...nodes, ...paths.extra];
   const loopParts = [loop.init, loop.test, loop.update].filter(isNode);
@@ -985,7 +1037,7 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
 
 // `safeEmit(ctx, ...)` as well as `emit(...)`.
 const BOOKKEEPING =
-  /log|warn|error|info|debug|trace|print|[eE]mit|report|notify|track|record|metric|increment|^push$|^set$|^add$|^on[A-Z]/;
+  /log|warn|error|info|debug|trace|print|[eE]mit|report|notify|track|record|metric|increment|^push$|^unshift$|^set$|^add$|^on[A-Z]/;
 /** Calls that close or clear what failed (`socket.destroy()`, `this.teardown()`): cleanup, not a repair of the cause. */
 const CLEANUP = /close|destroy|teardown|cleanup|dispose|reset|remove|clear|cancel|unref|release|^off$|^stop/i;
 /** A value that resets a field: `undefined`, `null`, `false`, `0`, `''`, or a timer's id. */
@@ -1531,10 +1583,39 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
       if ([c.path.handler, ...c.route].every((g) => isWithin(g, fn))) continue;
     }
     const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
-    if (walksList(spans, keys)) continue;
+    if (walksList(spans, keys) && !requeues(c, keys)) continue;
     return cycleShape(c.attempt, c.path, c.route, ctx, c.at, c.along);
   }
   return undefined;
+}
+
+/**
+ * `catch (e) { await store.push(envelope); flushWithBackOff(); }` and, on the way back, `const found = await
+ * store.shift(); if (found) send(found)`: the failure puts the attempt's own input back on the queue the way back takes
+ * it from, so the queue hands the same call back, it is not walked (@sentry/core's offline transport).
+ */
+function requeues(c: FailureCycle, keys: VisitorKeys): boolean {
+  const inputs = new Set((c.attempt.params as Node[]).flatMap((p) => paramName(p) ?? []));
+  const handler = c.path.handler.type === 'CatchClause' ? (c.path.handler.body as Node) : c.path.handler;
+  const queues = new Set(
+    owned(handler, keys, { skipLoops: false }).flatMap((n) =>
+      n.type === 'CallExpression' &&
+      /^(push|unshift|enqueue|add)$/.test(callName(n)) &&
+      (n.callee as Node).type === 'MemberExpression' &&
+      (n.arguments as Node[]).some((a) => a.type === 'Identifier' && inputs.has(a.name as string))
+        ? [refKey((n.callee as Node).object as Node) ?? '']
+        : [],
+    ),
+  );
+  return c.route.some((g) =>
+    owned(bodyOf(g), keys, { skipLoops: false }).some(
+      (n) =>
+        n.type === 'CallExpression' &&
+        CONSUMES.test(callName(n)) &&
+        (n.callee as Node).type === 'MemberExpression' &&
+        queues.has(refKey((n.callee as Node).object as Node) ?? ''),
+    ),
+  );
 }
 
 const isWithin = (node: Node, ancestor: Node): boolean => {

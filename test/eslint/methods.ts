@@ -227,6 +227,32 @@ module.exports = function fetchRetry(input, init, retries, retryOn, resolve, rej
 };`,
   },
   {
+    name: 'model: a failure told by a null result, tried again until a deadline the helper keeps (@azure/core-rest-pipeline)',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+export async function beginRefresh(getAccessToken, retryIntervalInMs, refreshTimeout) {
+  async function tryGetAccessToken() {
+    if (Date.now() < refreshTimeout) {
+      try {
+        return await getAccessToken();
+      } catch {
+        return null;
+      }
+    } else {
+      const finalToken = await getAccessToken();
+      if (finalToken === null) throw new Error('Failed to refresh access token.');
+      return finalToken;
+    }
+  }
+  let token = await tryGetAccessToken();
+  while (token === null) { // <-
+    await delay(retryIntervalInMs);
+    token = await tryGetAccessToken();
+  }
+  return token;
+}`,
+  },
+  {
     name: 'model: the reconnect is gated by a flag the file turns off when the server says the login failed (tmi.js)',
     lang: 'cjs',
     finds: ['require-jitter'],
@@ -279,6 +305,42 @@ Client.prototype._onClose = function () {
   }
 };
 module.exports = Client;`,
+  },
+  {
+    name: 'model: the failed item put back on the queue the retry timer takes it from is the same call again (@sentry/core offline)',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export function makeOfflineTransport(transport, store) {
+  let retryDelay = 5000;
+  let flushTimer;
+  function flushIn(delay) {
+    flushTimer = safeUnref(
+      setTimeout(async () => {
+        flushTimer = undefined;
+        const found = await store.shift();
+        if (found) send(found, true).catch(() => {});
+      }, delay),
+    );
+  }
+  function flushWithBackOff() {
+    if (flushTimer) return;
+    flushIn(retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 3600000);
+  }
+  async function send(envelope, isRetry = false) { // <-
+    try {
+      const result = await transport.send(envelope);
+      retryDelay = 5000;
+      return result;
+    } catch (e) {
+      if (isRetry) await store.unshift(envelope);
+      else await store.push(envelope);
+      flushWithBackOff();
+      return {};
+    }
+  }
+  return { send };
+}`,
   },
   {
     name: 'model: a delay computed from the error (retryDelay(attempt, error)) is no look at whether to retry (fetch-retry)',
