@@ -12,6 +12,7 @@
  *
  * One attempt can have two retries: its call failing (a catch, a rejection) and, once it succeeded, what it opened
  * failing later (a close or error event). Both are reported: the first on the attempt, the second on its listener.
+ * Calls failing at several places of one loop that come back through the same timer are one retry, reported once.
  */
 import type { Node } from './ast';
 import { type Edge, type EdgeKind, enclosingFunction, type FileModel, functionName } from './model';
@@ -31,6 +32,8 @@ export interface FailureCycle {
   readonly route: readonly Node[];
   /** The calls (or functions handed on) on the failure path that start the way back. */
   readonly along: readonly Node[];
+  /** The functions of the way back that a timer or an interval runs: where it waits. */
+  readonly timers: readonly Node[];
   /** A call's failure (a catch, a rejection, a failure branch), or a failure event (close, error). */
   readonly kind: 'call' | 'event';
   /** Where the report goes: the attempt, or the listener of a second retry of it. */
@@ -84,17 +87,31 @@ export function failureCycles(model: FileModel, judge: Judge): readonly FailureC
       cycles.push(cycle);
     }
   }
+  // Calls failing at several places of one loop that come back through the same timer (a subscribe, its token, its
+  // reply: centrifuge's resubscribe) are one retry, reported once, on the first of their attempts in the file.
+  const one = cycles.filter(
+    (c) =>
+      !cycles.some(
+        (o) =>
+          o.kind === c.kind &&
+          o.attempt !== c.attempt &&
+          position(o.attempt) < position(c.attempt) &&
+          o.timers.some((t) => c.timers.includes(t)),
+      ),
+  );
   // A second retry of an attempt (a dropped connection beside a failed one) is reported on its listener.
-  const placed = cycles.map((c) => {
+  const placed = one.map((c) => {
     const second =
       c.kind === 'event' &&
       functionName(c.attempt) !== undefined &&
-      cycles.some((o) => o.attempt === c.attempt && o.kind === 'call');
+      one.some((o) => o.attempt === c.attempt && o.kind === 'call');
     return second ? { ...c, at: c.path.handler } : c;
   });
   found.set(model, placed);
   return placed;
 }
+
+const position = (node: Node): number => (node.range as [number, number])[0];
 
 function starts(model: FileModel, judge: Judge): Start[] {
   const out: Start[] = [];
@@ -203,5 +220,8 @@ function follow(
   const path = start.callback ? judge.handler(start.callback, along, attempt) : start.path;
   if (!path) return undefined;
   const route = [...onWay].filter((f) => f !== start.callback);
-  return { attempt, path, route, along, kind: start.kind, at: attempt };
+  // The timers of the way back: the functions on it that a timer or an interval runs.
+  const runs = (e: Edge) => onWay.has(e.from) || e.from === start.callback || e.from === start.origin;
+  const timers = route.filter((f) => model.into(f).some((e) => (e.kind === 'later' || e.kind === 'repeat') && runs(e)));
+  return { attempt, path, route, along, timers, kind: start.kind, at: attempt };
 }

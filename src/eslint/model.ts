@@ -64,6 +64,8 @@ export interface FileModel {
 export const FAILURE_EVENTS = new Set(['error', 'close', 'disconnect', 'end']);
 /** Calls that add a listener: `on(event, f)`. */
 export const LISTENS = /^(on|once|addListener|addEventListener|prependListener)$/;
+/** Calls that take a listener away. */
+const UNLISTENS = /^(off|removeListener|removeEventListener|removeAllListeners)$/;
 /** Timers that run a function once, later. */
 const TIMERS = /^(setTimeout|setImmediate|nextTick|queueMicrotask|requestAnimationFrame)$/;
 /** A handler in an options object run on a failure: `onclose`, `onError`, `onWebSocketClose` (`onSend` is not). */
@@ -323,7 +325,8 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
         const name = n.type === 'CallExpression' ? callName(n) : '';
         const event = args[0]?.type === 'Literal' ? String(args[0].value) : undefined;
         args.forEach((a, i) => {
-          if (a.type === 'SpreadElement') return;
+          // `off('close', onClose)`, `removeListener(...)`: a listener taken away is not run.
+          if (a.type === 'SpreadElement' || UNLISTENS.test(name)) return;
           let kind: EdgeKind = 'handed';
           if (TIMERS.test(name)) kind = 'later';
           else if (name === 'setInterval') kind = 'repeat';

@@ -1583,7 +1583,7 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
       if ([c.path.handler, ...c.route].every((g) => isWithin(g, fn))) continue;
     }
     const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
-    if (walksList(spans, keys) && !requeues(c, keys)) continue;
+    if ((walksList(spans, keys) && !requeues(c, keys)) || pointsElsewhere(c, keys)) continue;
     return cycleShape(c.attempt, c.path, c.route, ctx, c.at, c.along);
   }
   return undefined;
@@ -1616,6 +1616,47 @@ function requeues(c: FailureCycle, keys: VisitorKeys): boolean {
         queues.has(refKey((n.callee as Node).object as Node) ?? ''),
     ),
   );
+}
+
+/**
+ * `targetSlot = Number(slot); tryConnection()`: the way back gives a variable the attempt reads (not its own) a new
+ * value, pointing it at another input (a MOVED redirect, the next host): a different call, as `realPath(parent)` is
+ * for a recursion. Counters stepped, resets and a timer's handle do not.
+ */
+function pointsElsewhere(c: FailureCycle, keys: VisitorKeys): boolean {
+  const handler = c.path.handler.type === 'CatchClause' ? (c.path.handler.body as Node) : c.path.handler;
+  const way = [
+    ...owned(handler, keys, { skipLoops: false }).filter((n) => !offPath(n, handler, c.along)),
+    ...c.route.flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false })),
+  ];
+  const attempt = owned(bodyOf(c.attempt), keys, { skipLoops: false, skipCallbacks: true });
+  const own = new Set([
+    ...(c.attempt.params as Node[]).flatMap((p) => paramName(p) ?? []),
+    ...attempt.flatMap((n) =>
+      n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' ? [(n.id as Node).name as string] : [],
+    ),
+  ]);
+  const reads = new Set(
+    attempt.flatMap((n) =>
+      n.type === 'Identifier' &&
+      !own.has(n.name as string) &&
+      !(n.parent?.type === 'MemberExpression' && n.parent.property === n && !n.parent.computed) &&
+      !(n.parent?.type === 'AssignmentExpression' && n.parent.left === n)
+        ? [n.name as string]
+        : [],
+    ),
+  );
+  return way.some((n) => {
+    if (n.type !== 'AssignmentExpression' || n.operator !== '=' || (n.left as Node).type !== 'Identifier') return false;
+    const name = (n.left as Node).name as string;
+    const right = n.right as Node;
+    return (
+      reads.has(name) &&
+      !resets(right) &&
+      !isWaitCall(right) &&
+      !mentions(right, keys, (m) => m.type === 'Identifier' && m.name === name)
+    );
+  });
 }
 
 const isWithin = (node: Node, ancestor: Node): boolean => {
@@ -1716,6 +1757,7 @@ function cycleShape(
         (t) => compares(t, names, keys) || asksHelper(t),
       ) ||
       countHandedOn(all, ctx) ||
+      countsDown(fn, [...guards, ...pathNodes], ctx) ||
       [...helpers].some((h) => {
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
         return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
@@ -1779,6 +1821,27 @@ const programOf = (node: Node): Node => {
   while (top.parent) top = top.parent;
   return top;
 };
+
+/**
+ * `if (retriesRemaining && shouldRetry) return this.retryRequest(...)` and, on the way back, `this.makeRequest(options,
+ * retriesRemaining - 1)`: a count handed back one less each time and tested on the way is the limit (openai).
+ */
+function countsDown(fn: Node, nodes: readonly Node[], ctx: Context): boolean {
+  const params = (fn.params as Node[]).map(paramName);
+  const down = new Set<string>();
+  for (const n of nodes) {
+    if (n.type !== 'CallExpression' || !entered(n, ctx).includes(fn)) continue;
+    (n.arguments as Node[]).forEach((a, i) => {
+      const param = params[i];
+      const left = a.type === 'BinaryExpression' && a.operator === '-' ? refKey(a.left as Node) : undefined;
+      if (param !== undefined && left !== undefined) down.add(param).add(left);
+    });
+  }
+  return (
+    down.size > 0 &&
+    conditions(nodes).some((t) => mentions(t, ctx.keys, (m) => m.type === 'Identifier' && down.has(m.name as string)))
+  );
+}
 
 /**
  * The check of a cycle whose failure path goes back by several branches: each must look at the error. A branch that

@@ -362,7 +362,81 @@ module.exports = function fetchRetry(input, retries, retryDelay) {
   wrappedFetch(0);
 };`,
   },
+  {
+    name: 'model: three calls of one subscribe loop fail back through the same timer: one retry, reported once (centrifuge)',
+    finds: ['require-retry-limit'],
+    code: `
+export class Subscription {
+  _subscribe() { // <-
+    this._getToken().catch((e) => this._handleTokenError(e));
+    this._sendSubscribe(this._token);
+  }
+  _sendSubscribe(token) {
+    this._client.call({ subscribe: token }).then(
+      (reply) => this._onSubscribed(reply),
+      (err) => this._handleSubscribeError(err),
+    );
+  }
+  _handleTokenError(e) {
+    if (e.code === 109) this._scheduleResubscribe();
+  }
+  _handleSubscribeError(err) {
+    if (err.temporary) this._scheduleResubscribe();
+  }
+  _scheduleResubscribe() {
+    const delay = backoff(this._resubscribeAttempts++, this._minDelay, this._maxDelay) * (0.5 + Math.random());
+    this._resubscribeTimeout = setTimeout(() => this._subscribe(), delay);
+  }
+}`,
+  },
+  {
+    name: 'model: a count handed back one less each time and tested on the way is the limit (openai)',
+    lang: 'ts',
+    finds: [],
+    code: `
+export class Client {
+  private async makeRequest(options: Options, retriesRemaining: number): Promise<Response> {
+    const response = await fetch(options.url);
+    if (!response.ok) {
+      const shouldRetry = await this.shouldRetry(response);
+      if (retriesRemaining && shouldRetry) {
+        return this.retryRequest(options, retriesRemaining);
+      }
+      throw new Error(String(response.status));
+    }
+    return response;
+  }
+  private async shouldRetry(response: Response): Promise<boolean> {
+    return response.status === 429 || response.status >= 500;
+  }
+  private async retryRequest(options: Options, retriesRemaining: number): Promise<Response> {
+    await sleep(Math.random() * 1000);
+    return this.makeRequest(options, retriesRemaining - 1);
+  }
+}`,
+  },
   // Look-alikes, in the same shapes.
+  {
+    name: 'model look-alike: a MOVED redirect points the attempt at another slot, a different call (ioredis cluster)',
+    finds: [],
+    code: `
+export function sendCommand(cluster, command) {
+  let targetSlot = command.getSlot();
+  command.reject = function (err) {
+    cluster.handleError(err, {
+      moved(slot) {
+        targetSlot = Number(slot);
+        tryConnection();
+      },
+    });
+  };
+  tryConnection();
+  function tryConnection() {
+    const redis = cluster.nodeFor(targetSlot);
+    redis.sendCommand(command).then(null, (error) => command.reject(error));
+  }
+}`,
+  },
   {
     name: 'model look-alike: a heartbeat on an interval; a missed pong closes, the reconnect is the close handler of the file',
     lang: 'cjs',

@@ -72,6 +72,7 @@ export class Client {
     this.ws.on('message', this.ready.bind(this));
     this.ws.onerror = this.failed.bind(this);
     this.ws.onopen = this.ready.bind(this);
+    this.ws.removeListener('close', this.failed);
     push.receive('ok', this.ready.bind(this)).receive('timeout', this.failed.bind(this));
     new Handler({ ...opts, onWebSocketClose: this.failed.bind(this), onSend: this.tick.bind(this), [key]: this.tick });
     this.tick.call(this);
@@ -96,6 +97,7 @@ export class Client {
       'connect -event-> ready',
       'connect -failure-event-> failed',
       'connect -event-> ready',
+      // removeListener: none
       'connect -rejection-> failed',
       'connect -then-> ready',
       'connect -failure-event-> failed',
