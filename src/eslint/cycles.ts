@@ -6,7 +6,8 @@
  * as `if (!res.ok)` or a node-style `if (err)`), whose calls, timers and promises go on to other functions; or through
  * a callback it registers to be run on a failure (`.catch(f)`, `.then(ok, f)`, `on('close', f)`, `ws.onerror = f`,
  * `{ onWebSocketClose: f }`). From there the way back is followed through calls, handed callbacks, timers, intervals
- * and promise continuations (not through other failures or events), a few functions deep. The attempt it comes back to is the function the failure leaves (`_open()` that sets `ws.onerror`, called
+ * and promise continuations (not through other failures or events), a few functions deep, each step further from the
+ * failure. The attempt it comes back to is the function the failure leaves (`_open()` that sets `ws.onerror`, called
  * again through `connect()`), or for a callback the nearest named function it is written in. What is read along the
  * way back (the wait, the jitter, the limit, the check) is the next stage's (retry-loop.ts).
  *
@@ -54,7 +55,7 @@ export interface Judge {
 }
 
 /** How deep the way back is followed, in edges. */
-const DEPTH = 6;
+const DEPTH = 8;
 /**
  * The ways back: run by the failure path, at once or later, or by an event of what it opens again (a stream's
  * `status`, whose handler is where the next failure is told: @google-cloud/pubsub).
@@ -190,6 +191,8 @@ function follow(
   attempt ??= reached.has(start.origin) ? start.origin : undefined;
   if (!attempt) return undefined;
   // The way back: the functions reached before the attempt (not through it) that lead on to it.
+  // Each step of it goes further from the failure: a side loop that comes back to a function already passed (a
+  // connect timeout that fails into the error handler that calls connect again) is another cycle, not this one's way.
   const before = forward(model, start.first, attempt);
   const onWay = new Set<Node>();
   let back = [attempt];
@@ -197,7 +200,9 @@ function follow(
     const next: Node[] = [];
     for (const g of back) {
       for (const e of model.into(g)) {
-        if (!ROUTE.has(e.kind) || !before.has(e.from) || onWay.has(e.from) || e.from === attempt) continue;
+        const from = before.get(e.from);
+        const to = g === attempt ? Number.POSITIVE_INFINITY : (before.get(g) as number);
+        if (!ROUTE.has(e.kind) || from === undefined || from >= to || onWay.has(e.from) || e.from === attempt) continue;
         onWay.add(e.from);
         next.push(e.from);
       }

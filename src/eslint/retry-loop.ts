@@ -1035,11 +1035,15 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
   return false;
 }
 
-// `safeEmit(ctx, ...)` as well as `emit(...)`.
+// `safeEmit(ctx, ...)` as well as `emit(...)`; `this.onerror(event)`, the user's handler, as well as `onError`.
 const BOOKKEEPING =
-  /log|warn|error|info|debug|trace|print|[eE]mit|report|notify|track|record|metric|increment|^push$|^unshift$|^set$|^add$|^on[A-Z]/;
-/** Calls that close or clear what failed (`socket.destroy()`, `this.teardown()`): cleanup, not a repair of the cause. */
-const CLEANUP = /close|destroy|teardown|cleanup|dispose|reset|remove|clear|cancel|unref|release|^off$|^stop/i;
+  /log|warn|error|info|debug|trace|print|[eE]mit|report|notify|track|record|metric|increment|^push$|^unshift$|^set$|^add$|^on[A-Za-z]/;
+/**
+ * Calls that close or clear what failed (`socket.destroy()`, `this.teardown()`, `this._unbindModel()`): cleanup, not a
+ * repair of the cause.
+ */
+const CLEANUP =
+  /close|destroy|teardown|cleanup|dispose|reset|remove|clear|cancel|unref|release|unbind|detach|disconnect|^off$|^stop/i;
 /** A value that resets a field: `undefined`, `null`, `false`, `0`, `''`, or a timer's id. */
 const resets = (value: Node): boolean =>
   (value.type === 'Identifier' && value.name === 'undefined') ||
@@ -1095,8 +1099,8 @@ function remedies(
       return left.type === 'Identifier' && left.name === self;
     }
     if (n.type !== 'CallExpression' || isWaitCall(n) || exempt?.(n)) return false;
-    // `p.then(f).catch(g)`: the promise's plumbing; what it runs is judged where it is written.
-    if (/^(then|catch|finally)$/.test(callName(n))) return false;
+    // `p.then(f).catch(g)`, `listeners.forEach(f)`: a promise's plumbing, a list's walk; not a repair by itself.
+    if (/^(then|catch|finally|forEach)$/.test(callName(n))) return false;
     const name = callName(n);
     const statement = n.parent?.type === 'AwaitExpression' ? n.parent.parent : n.parent;
     // `refresh();`, `x = await login()`, `const token = await authorize()`: called for what it changes.

@@ -146,6 +146,7 @@ export class Manager {
         this.connection = connection;
         connection.on('close', (err) => { // <-
           this.connection = undefined;
+          this._unbindConnection();
           this.emit('disconnect', { err });
           const handle = wait(this.reconnectMs);
           this.cancelRetries = handle.cancel;
@@ -412,6 +413,62 @@ export class Client {
   private async retryRequest(options: Options, retriesRemaining: number): Promise<Response> {
     await sleep(Math.random() * 1000);
     return this.makeRequest(options, retriesRemaining - 1);
+  }
+}`,
+  },
+  {
+    name: 'model: a close handler that closes, tells its listeners and reconnects; a timeout that fails into the error handler is a loop of its own (reconnecting-websocket)',
+    lang: 'ts',
+    finds: ['require-transient-check'],
+    code: `
+export class ReconnectingWebSocket {
+  private _connect(): void {
+    if (this._retryCount >= this._maxRetries) return;
+    this._retryCount++;
+    this._wait().then(() => {
+      this._ws = new WebSocket(this._url);
+      this._addListeners();
+      this._connectTimeout = setTimeout(() => this._handleTimeout(), this._connectionTimeout);
+    });
+  }
+  private _handleTimeout(): void {
+    this._handleError(new ErrorEvent(Error('TIMEOUT'), this));
+  }
+  private _handleError = (event: ErrorEvent): void => {
+    this._disconnect(undefined, event.message === 'TIMEOUT' ? 'timeout' : undefined);
+    if (this.onerror) this.onerror(event);
+    this._listeners.error.forEach((listener) => this._callEventListener(event, listener));
+    this._connect();
+  };
+  private _handleClose = (event: CloseEvent): void => {
+    this._clearTimeouts();
+    if (this._shouldReconnect) this._connect();
+    if (this.onclose) this.onclose(event);
+  };
+  private _addListeners(): void { // <-
+    this._ws.addEventListener('close', this._handleClose);
+    this._ws.addEventListener('error', this._handleError);
+  }
+}`,
+  },
+  {
+    name: 'model: a way back six calls long, through a stream the attempt replaces (@google-cloud/pubsub)',
+    finds: ['require-retry-limit'],
+    code: `
+export class MessageStream {
+  async _fillOne(index) {
+    const client = await this._getClient();
+    this._replaceStream(index, client.streamingPull());
+  }
+  _replaceStream(index, stream) {
+    stream.once('status', (status) => this._onStatus(index, status));
+  }
+  _onStatus(index, status) { // <-
+    if (this.destroyed) return;
+    this._streams[index].stream.once('end', () => this._onEnd(index, status));
+  }
+  _onEnd(index, status) {
+    if (PullRetry.retry(status)) this._retrier.retryLater(this._streams[index], () => this._fillOne(index));
   }
 }`,
   },
