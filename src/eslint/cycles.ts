@@ -5,9 +5,9 @@
  * A failure leaves a function in one of two ways: inside it, on a failure path (a catch clause, a failure branch such
  * as `if (!res.ok)` or a node-style `if (err)`), whose calls, timers and promises go on to other functions; or through
  * a callback it registers to be run on a failure (`.catch(f)`, `.then(ok, f)`, `on('close', f)`, `ws.onerror = f`,
- * `{ onWebSocketClose: f }`). From there the way back is followed through calls, handed callbacks, timers, intervals
- * and promise continuations (not through other failures or events), a few functions deep, each step further from the
- * failure. The attempt it comes back to is the function the failure leaves (`_open()` that sets `ws.onerror`, called
+ * `{ onWebSocketClose: f }`). From there the way back is followed through calls, handed callbacks, timers, intervals,
+ * promise continuations and the other events of what it opens again (not through other failures), a few functions
+ * deep, each step further from the failure. The attempt it comes back to is the function the failure leaves (`_open()` that sets `ws.onerror`, called
  * again through `connect()`), or for a callback the nearest named function it is written in. What is read along the
  * way back (the wait, the jitter, the limit, the check) is the next stage's (retry-loop.ts).
  *
