@@ -14,6 +14,10 @@ interface ClassInfo {
   readonly writes: Map<string, Node[]>;
   /** Fields stepped as counters: `this.x++`, `--this.#x`, `this.x += 1`, `this.x = this.x + 1`. */
   readonly counted: Set<string>;
+  /** Of those, the fields only ever scaled (`this.delay = this.delay * 2`, `this.delay *= 2`): a delay that grows. */
+  readonly scaled: Set<string>;
+  /** Fields stepped by adding or subtracting at least once. */
+  readonly added: Set<string>;
 }
 
 export interface FileIndex {
@@ -63,7 +67,14 @@ export function fileIndex(node: Node, keys: VisitorKeys): FileIndex {
       push(functions, (n.id as Node).name as string, n.init as Node);
     }
     if (n.type === 'ClassDeclaration' || n.type === 'ClassExpression') {
-      const info: ClassInfo = { node: n, methods: new Map(), writes: new Map(), counted: new Set() };
+      const info: ClassInfo = {
+        node: n,
+        methods: new Map(),
+        writes: new Map(),
+        counted: new Set(),
+        scaled: new Set(),
+        added: new Set(),
+      };
       byNode.set(n, info);
       const id = n.id as Node | null;
       const named = id ?? (n.parent?.type === 'VariableDeclarator' ? (n.parent.id as Node) : undefined);
@@ -98,7 +109,12 @@ export function fileIndex(node: Node, keys: VisitorKeys): FileIndex {
                 ((side as Node).object as Node).type === 'ThisExpression' &&
                 nameOf((side as Node).property as Node) === key,
             );
-          if (n.type === 'UpdateExpression' || n.operator !== '=' || selfStep) cls.counted.add(key);
+          if (n.type === 'UpdateExpression' || n.operator !== '=' || selfStep) {
+            cls.counted.add(key);
+            const op = n.type === 'UpdateExpression' ? '+' : String(n.operator === '=' ? right?.operator : n.operator);
+            if (/^[*/]/.test(op)) cls.scaled.add(key);
+            else cls.added.add(key);
+          }
         }
       }
     }
@@ -124,6 +140,16 @@ export function isCounted(member: Node, index: FileIndex): boolean {
   const key = nameOf(member.property as Node);
   const cls = object.type === 'ThisExpression' ? index.classOf(member) : instanceClass(object, index);
   return key !== undefined && cls?.counted.has(key) === true;
+}
+
+/** `this.delay`, stepped only by scaling it (`this.delay = this.delay * 2`): it grows, it does not count attempts. */
+export function isScaledOnly(member: Node, index: FileIndex): boolean {
+  if (member.type !== 'MemberExpression' || member.computed || (member.object as Node).type !== 'ThisExpression') {
+    return false;
+  }
+  const key = nameOf(member.property as Node);
+  const cls = index.classOf(member);
+  return key !== undefined && cls?.scaled.has(key) === true && !cls.added.has(key);
 }
 
 /** The class a `this.x` holds when the file assigns it `new K(...)` of a class K of the file. */

@@ -24,11 +24,21 @@ import {
   type VisitorKeys,
   walk,
 } from './ast';
-import { fileIndex, foreignConstructions, isCounted, isThisAlias, memberTargets } from './file-index';
+import { type FailureCycle, type FailurePath, failureCycles, type Judge } from './cycles';
+import { fileIndex, foreignConstructions, isCounted, isScaledOnly, isThisAlias, memberTargets } from './file-index';
 import { after, completions, leadsBack, leaves, sequence } from './flow';
+import {
+  bodyOf,
+  enclosingFunction,
+  FAILURE_EVENTS,
+  type FileModel,
+  fileModel,
+  functionName,
+  LISTENS,
+  type Resolve,
+} from './model';
 
-/** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
-export type Resolve = (name: string, at: Node) => readonly Node[];
+export type { Resolve };
 
 /** What one retry has and lacks; each rule reports one missing element. */
 export interface RetryShape {
@@ -106,7 +116,8 @@ const usedAsValue = (node: Node): boolean =>
 const isWaitCall = (node: Node): boolean =>
   node.type === 'CallExpression' &&
   ((WAIT_NAME.test(callName(node)) && !NOT_A_WAIT.test(callName(node)) && !usedAsValue(node)) ||
-    callName(node) === 'setInterval' ||
+    // `safeUnref(setTimeout(f, ms))`: a timer handed on still waits.
+    /^set(Timeout|Interval)$/.test(callName(node)) ||
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
     (node.parent?.type === 'AwaitExpression' &&
       (node.arguments as Node[]).some((a) => WAIT_NAME.test(refKey(a)?.split('.').pop() ?? ''))));
@@ -400,8 +411,11 @@ function compares(test: Node, names: ReadonlySet<string>, keys: VisitorKeys): bo
     if (isClockCall(n) || n.type === 'UpdateExpression') return true;
     if (n.type === 'BinaryExpression' && ['<', '<=', '>', '>='].includes(n.operator as string)) {
       const sides = [n.left as Node, n.right as Node];
+      // `if (this.nextDelay > 0)` of a delay only ever doubled: it stays above 0, it bounds nothing (@stomp/stompjs).
+      const zero = sides.some((side) => side.type === 'Literal' && side.value === 0);
       const counted = (side: Node) =>
-        names.has(refKey(side) ?? '') || (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys)));
+        !(zero && isScaledOnly(side, fileIndex(side, keys))) &&
+        (names.has(refKey(side) ?? '') || (side.type === 'MemberExpression' && isCounted(side, fileIndex(side, keys))));
       if (sides.some(counted)) return true;
       const named = sides.find((side) =>
         LIMIT_NAME.test(
@@ -481,6 +495,14 @@ function helperLimits(
         params.size > 0 &&
         body.some((b) => b.type === 'ThrowStatement') &&
         tests(body).some((t) => bounds(t, params, ctx.keys))
+      ) {
+        return true;
+      }
+      // `if (Date.now() < refreshTimeout) { try ... catch { return null } } else { ...; throw }`: the helper the loop
+      // calls gives up past a deadline (@azure/core-rest-pipeline).
+      if (
+        body.some((b) => b.type === 'ThrowStatement') &&
+        tests(body).some((t) => mentions(t, ctx.keys, isClockCall) && bounds(t, new Set(), ctx.keys))
       ) {
         return true;
       }
@@ -612,7 +634,8 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     // one out of reach by its name (`isRetryable(err)`).
     // Found in the file at any depth: `this._abandonRecovery(err)`, two calls in, is not a classifier by its name.
     const inFile = entered(n, ctx);
-    if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n))) return true;
+    // `retryDelay(attempt, error)`: a delay computed from the error, not a look at whether to retry (fetch-retry).
+    if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n)) && !WAIT_NAME.test(callName(n))) return true;
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
     const callee = n.callee as Node;
     if (depth > 0) return false;
@@ -629,8 +652,9 @@ function failurePaths(
   loop: Node,
   direct: readonly Node[],
   nodes: readonly Node[],
-  keys: VisitorKeys,
+  ctx: Context,
 ): { errorNames: Set<string>; extra: Node[] } | undefined {
+  const { keys } = ctx;
   const body = loop.body as Node;
   const loopTestNames = new Set<string>();
   if (loop.test)
@@ -639,7 +663,9 @@ function failurePaths(
   const errorNames = new Set<string>();
   // `while (!res.ok)`, `do { ... } while (!result)` with `result = await f().catch(...)`: the test is the failure path.
   const test = loop.test as Node | null;
-  let retry = !!test && (statusPolarity(test) ?? caughtValueTest(test, direct, keys)) === 'failure';
+  let retry =
+    !!test &&
+    (statusPolarity(test) ?? caughtValueTest(test, direct, keys) ?? nullResultTest(test, direct, ctx)) === 'failure';
   for (const n of direct) {
     if (n.type === 'TryStatement' && n.handler) {
       const block = completions(n.block as Node, true);
@@ -840,6 +866,46 @@ function tailLeavesOnResult(tryStatement: Node, tail: readonly Node[], keys: Vis
   );
 }
 
+/**
+ * `while (token === null) { await delay(ms); token = await tryGet(); }` where `tryGet`, a function of the file, returns
+ * `null` from its catch: a failure told by a null result (@azure/core-rest-pipeline's token cycler).
+ */
+function nullResultTest(test: Node, nodes: readonly Node[], ctx: Context): 'success' | 'failure' | undefined {
+  const names = new Set<string>();
+  for (const n of nodes) {
+    const [id, init] =
+      n.type === 'VariableDeclarator'
+        ? [n.id as Node, n.init as Node | null]
+        : n.type === 'AssignmentExpression'
+          ? [n.left as Node, n.right as Node]
+          : [];
+    let call = init;
+    while (call?.type === 'AwaitExpression') call = call.argument as Node;
+    const callee = call?.type === 'CallExpression' ? (call.callee as Node) : undefined;
+    if (id?.type !== 'Identifier' || callee?.type !== 'Identifier') continue;
+    const targets = ctx.resolve(callee.name as string, callee).filter((f) => FUNCTIONS.has(f.type));
+    if (targets.some((f) => failsAsNull(f, ctx.keys))) names.add(id.name as string);
+  }
+  return names.size > 0 ? resultPolarity(test, names) : undefined;
+}
+
+/** A function whose catch clause returns `null` or `undefined`: its callers tell its failure by that result. */
+function failsAsNull(fn: Node, keys: VisitorKeys): boolean {
+  return owned(bodyOf(fn), keys, { skipLoops: false, skipCallbacks: true }).some(
+    (n) =>
+      n.type === 'CatchClause' &&
+      ((n.body as Node).body as Node[]).some((st) => {
+        const value = st.type === 'ReturnStatement' ? (st.argument as Node | null) : undefined;
+        return (
+          st.type === 'ReturnStatement' &&
+          (!value ||
+            (value.type === 'Literal' && value.value === null) ||
+            (value.type === 'Identifier' && value.name === 'undefined'))
+        );
+      }),
+  );
+}
+
 /** `if (res)` / `if (result !== undefined)` on a value that came from `x.catch(...)`: success when it is there. */
 function caughtValueTest(test: Node, nodes: readonly Node[], keys: VisitorKeys): 'success' | 'failure' | undefined {
   const fromCatch = new Set<string>();
@@ -883,7 +949,7 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
   const { keys } = ctx;
   const nodes = owned(loop.body as Node, keys, { skipLoops: true });
   const direct = owned(loop.body as Node, keys, { skipLoops: true, skipCallbacks: true });
-  const paths = failurePaths(loop, direct, nodes, keys);
+  const paths = failurePaths(loop, direct, nodes, ctx);
   if (!paths) return undefined;
   const shapeNodes = [...nodes, ...paths.extra];
   const loopParts = [loop.init, loop.test, loop.update].filter(isNode);
@@ -969,10 +1035,15 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
   return false;
 }
 
+// `safeEmit(ctx, ...)` as well as `emit(...)`; `this.onerror(event)`, the user's handler, as well as `onError`.
 const BOOKKEEPING =
-  /log|warn|error|info|debug|trace|print|emit|report|notify|track|record|metric|increment|^push$|^set$|^add$|^on[A-Z]/;
-/** Calls that close or clear what failed (`socket.destroy()`, `this.teardown()`): cleanup, not a repair of the cause. */
-const CLEANUP = /close|destroy|teardown|cleanup|dispose|reset|remove|clear|cancel|unref|release|^off$|^stop/i;
+  /log|warn|error|info|debug|trace|print|[eE]mit|report|notify|track|record|metric|increment|^push$|^unshift$|^set$|^add$|^on[A-Za-z]/;
+/**
+ * Calls that close or clear what failed (`socket.destroy()`, `this.teardown()`, `this._unbindModel()`): cleanup, not a
+ * repair of the cause.
+ */
+const CLEANUP =
+  /close|destroy|teardown|cleanup|dispose|reset|remove|clear|cancel|unref|release|unbind|detach|disconnect|^off$|^stop/i;
 /** A value that resets a field: `undefined`, `null`, `false`, `0`, `''`, or a timer's id. */
 const resets = (value: Node): boolean =>
   (value.type === 'Identifier' && value.name === 'undefined') ||
@@ -989,17 +1060,47 @@ const LOOKS = /^(is|assert|check|should|can|classif|has)/i;
  * than a wait, a look at the error, logging or the retried call itself, or a flag set on `this`, or the called
  * function itself replaced (`alloc = legacy`).
  */
-function remedies(body: Node, keys: VisitorKeys, self: string, exempt?: (call: Node) => boolean): boolean {
-  return owned(body, keys, { skipLoops: true, skipCallbacks: true }).some((n) => {
+function remedies(
+  body: Node,
+  keys: VisitorKeys,
+  self: string,
+  exempt?: (call: Node) => boolean,
+  along: readonly Node[] = [],
+  reads?: ReadonlySet<string>,
+): boolean {
+  const nodes = owned(body, keys, { skipLoops: true, skipCallbacks: true });
+  // `const handle = wait(ms); this.cancel = handle.cancel`: the wait's handle kept, not a repair.
+  const waitHandles = new Set(
+    nodes.flatMap((n) =>
+      n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' && n.init && isWaitCall(n.init as Node)
+        ? [(n.id as Node).name as string]
+        : [],
+    ),
+  );
+  return nodes.some((n) => {
+    // `if (active) retryLater(); else { deferred.reject(err); release(); }`: what another branch does is not done on
+    // the way back (graphile-worker).
+    if (along.length > 0 && offPath(n, body, along)) return false;
     if (n.type === 'AssignmentExpression') {
       const left = n.left as Node;
       // `this.conn = undefined`, `this.timer = setTimeout(...)`, `this.tries += 1`: state reset or kept, not a repair.
       if (left.type === 'MemberExpression' && (left.object as Node).type === 'ThisExpression') {
-        return n.operator === '=' && !resets(n.right as Node);
+        const kept = mentions(
+          n.right as Node,
+          keys,
+          (m) => m.type === 'Identifier' && waitHandles.has(m.name as string),
+        );
+        // `this.reconnections = this.reconnections + 1`: a counter stepped, made from itself.
+        const stepped = mentions(n.right as Node, keys, (m) => refKey(m) !== undefined && refKey(m) === refKey(left));
+        // `this.reason = msg`, `this.moderators = {}`: state the attempt never reads changes nothing for it (tmi.js).
+        const unread = reads !== undefined && !reads.has(nameOf(left.property as Node) ?? '');
+        return n.operator === '=' && !resets(n.right as Node) && !kept && !stepped && !unread;
       }
       return left.type === 'Identifier' && left.name === self;
     }
     if (n.type !== 'CallExpression' || isWaitCall(n) || exempt?.(n)) return false;
+    // `p.then(f).catch(g)`, `listeners.forEach(f)`: a promise's plumbing, a list's walk; not a repair by itself.
+    if (/^(then|catch|finally|forEach)$/.test(callName(n))) return false;
     const name = callName(n);
     const statement = n.parent?.type === 'AwaitExpression' ? n.parent.parent : n.parent;
     // `refresh();`, `x = await login()`, `const token = await authorize()`: called for what it changes.
@@ -1034,6 +1135,24 @@ function remedies(body: Node, keys: VisitorKeys, self: string, exempt?: (call: N
   });
 }
 
+/** `node` sits in a branch (of an if, a ?:, a switch, a try) that holds none of `along`, below `top`. */
+function offPath(node: Node, top: Node, along: readonly Node[]): boolean {
+  if (!isWithin(node, top)) return false;
+  let child = node;
+  for (let p = node.parent; p && child !== top; child = p, p = p.parent) {
+    const branches =
+      p.type === 'IfStatement' || p.type === 'ConditionalExpression'
+        ? [p.consequent, p.alternate]
+        : p.type === 'SwitchStatement'
+          ? (p.cases as Node[])
+          : p.type === 'TryStatement'
+            ? [p.block, p.handler]
+            : [];
+    if (branches.includes(child) && !along.some((a) => isWithin(a, child))) return true;
+  }
+  return false;
+}
+
 /**
  * `makeError()` names functions of this file, each of which only returns a value it builds (`new Error(...)`, a
  * literal, an object): no call, assignment or await in it. An unknown name (an import) is not.
@@ -1065,62 +1184,19 @@ function onlyBuilds(callee: Node, keys: VisitorKeys): boolean {
   );
 }
 
-/** The name a function is called by: its own, or the variable or property it is assigned to. */
-function functionName(fn: Node): string | undefined {
-  const id = fn.id as Node | null | undefined;
-  if (id?.type === 'Identifier') return id.name as string;
-  const parent = fn.parent;
-  if (parent?.type === 'VariableDeclarator' && (parent.id as Node).type === 'Identifier')
-    return (parent.id as Node).name as string;
-  if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') {
-    return nameOf(parent.key as Node);
-  }
-  if (parent?.type === 'AssignmentExpression' && (parent.left as Node).type === 'MemberExpression') {
-    return nameOf((parent.left as Node).property as Node);
-  }
-  return undefined;
-}
-
-/**
- * What a method is called through besides `this`: `client` for a method of `const client = {...}`, `Api` for a static
- * method of `class Api`, `exports` for `exports.get = function () {}`.
- */
-function holderName(fn: Node): string | undefined {
-  const parent = fn.parent;
-  if (parent?.type === 'Property' && parent.parent?.type === 'ObjectExpression') {
-    const decl = parent.parent.parent;
-    return decl?.type === 'VariableDeclarator' ? refKey(decl.id as Node) : undefined;
-  }
-  if (parent?.type === 'MethodDefinition' && parent.static) {
-    const cls = parent.parent?.parent;
-    return cls?.id ? refKey(cls.id as Node) : undefined;
-  }
-  if (parent?.type === 'AssignmentExpression' && (parent.left as Node).type === 'MemberExpression') {
-    return refKey(((parent.left as Node).object as Node) ?? parent);
-  }
-  return undefined;
-}
-
 /** Scheduling calls that run a function handed to them: `setTimeout(connect, ms)`, `p.then(start)`. */
 const SCHEDULES = /^(setTimeout|setImmediate|nextTick|queueMicrotask|requestAnimationFrame|then|catch|finally)$/;
 
-/** `call` enters `fn` (named `name`) again: `f()`, `this.f()`, `K.f()`, or `setTimeout(f, ms)` / `.then(f)`. */
-function entersAgain(call: Node, fn: Node, name: string): boolean {
-  const callee = call.callee as Node;
-  if (calleeName(call) === name) {
-    if (callee.type !== 'MemberExpression') return true;
-    const object = callee.object as Node;
-    return (
-      object.type === 'ThisExpression' ||
-      isThisAlias(object) ||
-      (refKey(object) !== undefined && refKey(object) === holderName(fn))
-    );
-  }
-  const isName = (a: Node) => a.type === 'Identifier' && a.name === name;
-  return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isName)) || failureReference(call, isName);
+/**
+ * `call` enters `fn` again, as the file's model resolves it: `f()`, `this.f()`, `self.f()`, `K.f()`, `$.f()`, or `fn`
+ * handed to `setTimeout(f, ms)`, `.then(f)`, `.catch(f)`, `on('error', f)`.
+ */
+function entersAgain(call: Node, fn: Node, ctx: Context): boolean {
+  if (entered(call, ctx).includes(fn)) return true;
+  const isFn = (a: Node) =>
+    (a.type === 'Identifier' || a.type === 'MemberExpression') && modelOf(a, ctx).valueTargets(a).includes(fn);
+  return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isFn)) || failureReference(call, isFn);
 }
-
-const LISTENS = /^(on|once|addListener|addEventListener|prependListener)$/;
 
 /** A function handed where only a failure runs it: `.catch(f)`, `.then(ok, f)`, `.on('error', f)`. */
 function failureReference(call: Node, matches: (arg: Node) => boolean): boolean {
@@ -1133,10 +1209,13 @@ function failureReference(call: Node, matches: (arg: Node) => boolean): boolean 
 }
 
 const isFailureEvent = (arg: Node | undefined): boolean =>
-  arg?.type === 'Literal' && EVENT_FAILURE.has(String(arg.value));
+  arg?.type === 'Literal' && FAILURE_EVENTS.has(String(arg.value));
 
-/** The enclosing function that `call` calls by name (a self-call, or itself handed to a scheduler), or undefined. */
-export function recursiveCaller(call: Node): Node | undefined {
+/**
+ * The enclosing function that `call` enters again (a self-call, or itself handed to a scheduler), or undefined; only
+ * functions named as the call's callee or its argument are looked at.
+ */
+export function recursiveCaller(call: Node, ctx: Context): Node | undefined {
   const name = calleeName(call);
   const handed =
     SCHEDULES.test(name ?? '') || (LISTENS.test(name ?? '') && isFailureEvent((call.arguments as Node[])[0]))
@@ -1146,12 +1225,10 @@ export function recursiveCaller(call: Node): Node | undefined {
   for (let p = call.parent; p; p = p.parent) {
     if (!FUNCTIONS.has(p.type)) continue;
     const own = functionName(p);
-    if (own !== undefined && (own === name || handed.includes(own)) && entersAgain(call, p, own)) return p;
+    if (own !== undefined && (own === name || handed.includes(own)) && entersAgain(call, p, ctx)) return p;
   }
   return undefined;
 }
-
-const EVENT_FAILURE = new Set(['error', 'close', 'disconnect', 'end']);
 
 /** A failure callback (`.catch(cb)`, an `error` or `close` listener) is a failure path unless it repairs first. */
 function listenerPath(
@@ -1159,16 +1236,12 @@ function listenerPath(
   keys: VisitorKeys,
   name: string,
   exempt?: (call: Node) => boolean,
+  along: readonly Node[] = [],
+  reads?: ReadonlySet<string>,
 ): FailurePath | undefined {
-  if (remedies(callback.body as Node, keys, name, exempt)) return undefined;
+  if (remedies(callback.body as Node, keys, name, exempt, along, reads)) return undefined;
   const param = (callback.params as Node[])[0];
   return param?.type === 'Identifier' ? { errorName: param.name as string, handler: callback } : { handler: callback };
-}
-
-/** A failure path: the error's name there, and the clause, callback or branch it is. */
-interface FailurePath {
-  readonly errorName?: string;
-  readonly handler: Node;
 }
 
 /** `(err) => { if (err) ... }`: a node-style callback's error parameter, tested. */
@@ -1193,11 +1266,12 @@ function onFailurePath(
   keys: VisitorKeys,
   name: string,
   exempt?: (call: Node) => boolean,
+  along: readonly Node[] = [node],
 ): FailurePath | undefined {
   let child = node;
   for (let p = node.parent; p && child !== fn; child = p, p = p.parent) {
     if (p.type === 'CatchClause' && child === p.body) {
-      if (remedies(p.body as Node, keys, name, exempt)) return undefined;
+      if (remedies(p.body as Node, keys, name, exempt, along)) return undefined;
       const param = p.param as Node | null;
       return param?.type === 'Identifier' ? { errorName: param.name as string, handler: p } : { handler: p };
     }
@@ -1208,24 +1282,26 @@ function onFailurePath(
       if (
         callee === 'catch' ||
         (callee === 'then' && args[1] === child) ||
-        (LISTENS.test(callee ?? '') && EVENT_FAILURE.has(event)) ||
+        (LISTENS.test(callee ?? '') && FAILURE_EVENTS.has(event)) ||
         // phoenix's `push.receive('error', cb)` / `receive('timeout', cb)`
         (callee === 'receive' && (event === 'error' || event === 'timeout'))
       ) {
-        return listenerPath(child, keys, name, exempt);
+        return listenerPath(child, keys, name, exempt, along);
       }
     }
     // `ws.onclose = () => setTimeout(connect, 1000)`: the handler property is the listener form of the same event.
     if (FUNCTIONS.has(child.type) && p.type === 'AssignmentExpression' && p.right === child) {
       const left = p.left as Node;
       const prop = left.type === 'MemberExpression' ? nameOf(left.property as Node) : undefined;
-      if (prop?.startsWith('on') && EVENT_FAILURE.has(prop.slice(2))) return listenerPath(child, keys, name, exempt);
+      if (prop?.startsWith('on') && FAILURE_EVENTS.has(prop.slice(2))) {
+        return listenerPath(child, keys, name, exempt, along);
+      }
     }
     if (p.type === 'IfStatement' && child !== p.test) {
       const test = p.test as Node;
       const polarity = statusPolarity(test) ?? (nodeStyleError(test) ? 'failure' : undefined);
       if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
-        if (remedies(child, keys, name, exempt)) return undefined;
+        if (remedies(child, keys, name, exempt, along)) return undefined;
         return nodeStyleError(test) ? { errorName: test.name as string, handler: child } : { handler: child };
       }
     }
@@ -1343,7 +1419,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   // The attempt's nodes when the retry goes through it as a callback parameter (`setTimeout(tryBulk, ms, body, me)`).
   const viaCallback: Node[] = [];
   for (const n of nodes) {
-    if (n.type !== 'CallExpression' || !entersAgain(n, fn, name)) continue;
+    if (n.type !== 'CallExpression' || !entersAgain(n, fn, ctx)) continue;
     // `catch (e) { throw (setTimeout(flush, 0), e) }`: the failure goes to the caller; the rest of the work goes on.
     if (n.parent?.type === 'SequenceExpression' && n.parent.parent?.type === 'ThrowStatement') continue;
     const back = callsBack(n, name, ctx);
@@ -1416,15 +1492,43 @@ function reference(n: Node): Node | undefined {
  */
 function entered(n: Node, ctx: Context): Node[] {
   const ref = reference(n);
-  if (!ref) return [];
-  if (ref.type === 'Identifier') return ctx.resolve(ref.name as string, ref).filter((t) => FUNCTIONS.has(t.type));
-  if (ref.type !== 'MemberExpression') return [];
-  const index = fileIndex(ref, ctx.keys);
-  const targets = memberTargets(ref, index).filter((t) => FUNCTIONS.has(t.type));
-  if (targets.length > 0 || n.type !== 'CallExpression') return targets;
-  return foreignConstructions(ref.object as Node, index).flatMap((c) =>
+  if (!ref || (ref.type !== 'Identifier' && ref.type !== 'MemberExpression')) return [];
+  const targets = modelOf(ref, ctx).valueTargets(ref);
+  if (targets.length > 0 || n.type !== 'CallExpression' || ref.type !== 'MemberExpression') return targets;
+  return foreignConstructions(ref.object as Node, fileIndex(ref, ctx.keys)).flatMap((c) =>
     (c.arguments as Node[]).filter((a) => FUNCTIONS.has(a.type)),
   );
+}
+
+const modelOf = (node: Node, ctx: Context): FileModel => fileModel(node, ctx.keys, ctx.resolve);
+
+const isThis = (node: Node): boolean => node.type === 'ThisExpression' || isThisAlias(node);
+
+/** The fields of `this` an attempt reads, in its own code and in what it calls (a few calls deep). */
+function readsOf(attempt: Node, ctx: Context): Set<string> {
+  const model = modelOf(attempt, ctx);
+  const out = new Set<string>();
+  const seen = new Set([attempt]);
+  let level = [attempt];
+  for (let depth = 0; depth < 3 && level.length > 0; depth++) {
+    const next: Node[] = [];
+    for (const g of level) {
+      for (const n of owned(bodyOf(g), ctx.keys, { skipLoops: false, skipCallbacks: true })) {
+        const written = n.parent?.type === 'AssignmentExpression' && n.parent.left === n;
+        if (n.type === 'MemberExpression' && !written && isThis(n.object as Node)) {
+          out.add(nameOf(n.property as Node) ?? '');
+        }
+      }
+      for (const e of model.from(g)) {
+        if ((e.kind === 'call' || e.kind === 'handed') && !seen.has(e.to)) {
+          seen.add(e.to);
+          next.push(e.to);
+        }
+      }
+    }
+    level = next;
+  }
+  return out;
 }
 
 /** `this.dial(this.hosts[i + 1])`, `f(next())`: the call goes on to another input, not the same call again. */
@@ -1444,76 +1548,139 @@ const changesArguments = (call: Node): boolean =>
       (a.type === 'Literal' && typeof a.value === 'string'),
   );
 
-const bodyOf = (fn: Node): Node => (fn.body as Node | undefined) ?? fn;
-
-/** The functions, from `from`, through which the file calls `target` again (up to 5 deep), or undefined. */
-function reach(from: readonly Node[], target: Node, ctx: Context, seen: Set<Node>, depth: number): Node[] | undefined {
-  if (depth > 5) return undefined;
-  for (const g of from) {
-    if (seen.has(g)) continue;
-    seen.add(g);
-    const next: Node[] = [];
-    for (const m of owned(bodyOf(g), ctx.keys, { skipLoops: false })) {
-      const targets = entered(m, ctx);
-      if (targets.includes(target)) {
-        if (changesArguments(m)) continue;
-        return [g];
-      }
-      next.push(...targets.filter((t) => t !== g));
-    }
-    const rest = reach(next, target, ctx, seen, depth + 1);
-    if (rest) return [g, ...rest];
-  }
-  return undefined;
-}
-
 const cycles = new WeakMap<Node, RetryShape | null>();
 
 /**
  * The retry shape of a function that the file calls again from its failure path through other functions: the catch
  * calls `this.retryLater()`, whose timer calls `this.connect()`; an error listener bound by reference; a timer helper
- * class of the file. Its wait, jitter, limit and check are looked for along the whole cycle and in the helpers it
- * calls; a self-call is {@link retryRecursion}'s.
+ * class of the file; a prototype's or a plain object's methods. The cycles are the model's (model.ts, cycles.ts); its
+ * wait, jitter, limit and check are looked for along the whole cycle and in the helpers it calls. A self-call is
+ * {@link retryRecursion}'s; a second retry of an attempt (a dropped connection) is reported on its listener.
  */
 export function retryCycle(fn: Node, ctx: Context): RetryShape | undefined {
   const known = cycles.get(fn);
   if (known !== undefined) return known ?? undefined;
-  const shape = functionName(fn) === undefined ? undefined : withNotes(() => analyseCycle(fn, ctx));
+  const shape = withNotes(() => analyseCycle(fn, ctx));
   cycles.set(fn, shape ?? null);
   return shape;
 }
 
-function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
-  const name = functionName(fn) as string;
+/** What this stage decides about failure paths, for the search of cycles.ts. */
+function judge(ctx: Context): Judge {
   const { keys } = ctx;
-  if (retryRecursion(fn, ctx)) return undefined;
-  for (const n of owned(bodyOf(fn), keys, { skipLoops: false })) {
-    const first = entered(n, ctx).filter((t) => t !== fn);
-    if (first.length === 0) continue;
-    const exempt = (c: Node) => c === n || c === n.parent;
-    // `s.on('close', this.#onClose)`: a handler handed by reference gets the error (or `hadError`) as its first
-    // parameter, as an inline `(e) => this.onClose(e)` would hand it on (review).
-    const handedParam = paramName((first[0]?.params as Node[] | undefined)?.[0]);
-    const path =
-      onFailurePath(n, fn, keys, name, exempt) ??
-      (n.parent && failureReference(n.parent, (a) => a === n)
-        ? { handler: n.parent, ...(handedParam ? { errorName: handedParam } : {}) }
-        : undefined);
-    if (!path) continue;
-    const chain = reach(first, fn, ctx, new Set([fn]), 0);
-    if (!chain) continue;
-    const spans = [fn, ...chain].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
-    if (walksList(spans, keys)) return undefined;
-    return cycleShape(fn, path, chain, ctx);
+  // A call on the path, or the call a function handed on is an argument of, is not a repair of the failure.
+  const exemptFor = (along: readonly Node[]) => (c: Node) => along.some((a) => a === c || a.parent === c);
+  return {
+    within: (site, fn) => onFailurePath(site, fn, keys, functionName(fn) ?? '', exemptFor([site]), [site]),
+    handler: (fn, along, attempt) => listenerPath(fn, keys, '', exemptFor(along), along, readsOf(attempt, ctx)),
+    sameCall: (site) => !changesArguments(site),
+  };
+}
+
+function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const { keys } = ctx;
+  const mine = failureCycles(modelOf(fn, ctx), judge(ctx)).filter((c) => c.at === fn);
+  for (const c of mine) {
+    if (c.at === c.attempt) {
+      if (functionName(fn) === undefined || retryRecursion(fn, ctx)) return undefined;
+      // A way back written inside the attempt itself was the recursion's to judge.
+      if ([c.path.handler, ...c.route].every((g) => isWithin(g, fn))) continue;
+    }
+    const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
+    if ((walksList(spans, keys) && !requeues(c, keys)) || pointsElsewhere(c, keys)) continue;
+    return cycleShape(c.attempt, c.path, c.route, ctx, c.at, c.along);
   }
   return undefined;
 }
 
-function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Context): RetryShape {
+/**
+ * `catch (e) { await store.push(envelope); flushWithBackOff(); }` and, on the way back, `const found = await
+ * store.shift(); if (found) send(found)`: the failure puts the attempt's own input back on the queue the way back takes
+ * it from, so the queue hands the same call back, it is not walked (@sentry/core's offline transport).
+ */
+function requeues(c: FailureCycle, keys: VisitorKeys): boolean {
+  const inputs = new Set((c.attempt.params as Node[]).flatMap((p) => paramName(p) ?? []));
+  const handler = c.path.handler.type === 'CatchClause' ? (c.path.handler.body as Node) : c.path.handler;
+  const queues = new Set(
+    owned(handler, keys, { skipLoops: false }).flatMap((n) =>
+      n.type === 'CallExpression' &&
+      /^(push|unshift|enqueue|add)$/.test(callName(n)) &&
+      (n.callee as Node).type === 'MemberExpression' &&
+      (n.arguments as Node[]).some((a) => a.type === 'Identifier' && inputs.has(a.name as string))
+        ? [refKey((n.callee as Node).object as Node) ?? '']
+        : [],
+    ),
+  );
+  return c.route.some((g) =>
+    owned(bodyOf(g), keys, { skipLoops: false }).some(
+      (n) =>
+        n.type === 'CallExpression' &&
+        CONSUMES.test(callName(n)) &&
+        (n.callee as Node).type === 'MemberExpression' &&
+        queues.has(refKey((n.callee as Node).object as Node) ?? ''),
+    ),
+  );
+}
+
+/**
+ * `targetSlot = Number(slot); tryConnection()`: the way back gives a variable the attempt reads (not its own) a new
+ * value, pointing it at another input (a MOVED redirect, the next host): a different call, as `realPath(parent)` is
+ * for a recursion. Counters stepped, resets and a timer's handle do not.
+ */
+function pointsElsewhere(c: FailureCycle, keys: VisitorKeys): boolean {
+  const handler = c.path.handler.type === 'CatchClause' ? (c.path.handler.body as Node) : c.path.handler;
+  const way = [
+    ...owned(handler, keys, { skipLoops: false }).filter((n) => !offPath(n, handler, c.along)),
+    ...c.route.flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false })),
+  ];
+  const attempt = owned(bodyOf(c.attempt), keys, { skipLoops: false, skipCallbacks: true });
+  const own = new Set([
+    ...(c.attempt.params as Node[]).flatMap((p) => paramName(p) ?? []),
+    ...attempt.flatMap((n) =>
+      n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' ? [(n.id as Node).name as string] : [],
+    ),
+  ]);
+  const reads = new Set(
+    attempt.flatMap((n) =>
+      n.type === 'Identifier' &&
+      !own.has(n.name as string) &&
+      !(n.parent?.type === 'MemberExpression' && n.parent.property === n && !n.parent.computed) &&
+      !(n.parent?.type === 'AssignmentExpression' && n.parent.left === n)
+        ? [n.name as string]
+        : [],
+    ),
+  );
+  return way.some((n) => {
+    if (n.type !== 'AssignmentExpression' || n.operator !== '=' || (n.left as Node).type !== 'Identifier') return false;
+    const name = (n.left as Node).name as string;
+    const right = n.right as Node;
+    return (
+      reads.has(name) &&
+      !resets(right) &&
+      !isWaitCall(right) &&
+      !mentions(right, keys, (m) => m.type === 'Identifier' && m.name === name)
+    );
+  });
+}
+
+const isWithin = (node: Node, ancestor: Node): boolean => {
+  for (let p: Node | null | undefined = node; p; p = p.parent) if (p === ancestor) return true;
+  return false;
+};
+
+function cycleShape(
+  fn: Node,
+  path: FailurePath,
+  chain: readonly Node[],
+  ctx: Context,
+  at: Node = fn,
+  along: readonly Node[] = [],
+): RetryShape {
   const { keys } = ctx;
   const handler = path.handler.type === 'CatchClause' ? (path.handler.body as Node) : path.handler;
   const pathNodes = [
-    ...owned(handler, keys, { skipLoops: false }),
+    // Of the failure path, what is on the way back: not a branch that rejects or hands the error to an option.
+    ...owned(handler, keys, { skipLoops: false }).filter((n) => along.length === 0 || !offPath(n, handler, along)),
     ...chain.flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false })),
   ];
   // The helpers the cycle calls (`this.nextDelay()`, `assertAttempts(n)`), one level: where a limit or a delay lives.
@@ -1524,9 +1691,10 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
     for (const t of entered(m, ctx)) if (!inCycle.has(t)) helpers.add(t);
   }
   const helperNodes = [...helpers].flatMap((h) => owned(bodyOf(h), keys, { skipLoops: false }));
-  // A guard at the top of the attempt (`if (this.attempts > max) return;`) bounds the cycle too.
+  // A guard at the top of the attempt (`if (this.attempts > max) return;`) bounds the cycle too; an `if` that goes on
+  // (`if (this.connectionTimeout > 0) { this.watcher = setTimeout(...) }`) guards nothing.
   const guards = ((fn.body as Node).type === 'BlockStatement' ? ((fn.body as Node).body as Node[]) : []).filter(
-    (st) => st.type === 'IfStatement',
+    (st) => st.type === 'IfStatement' && !completions(st.consequent as Node, false).has('normal'),
   );
   const all = [...pathNodes, ...helperNodes];
   const names = counters(all);
@@ -1584,7 +1752,7 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
   if (!waits.waits && assumedWait) noteByName('an imported timer class a wait by its name');
   else if (!waits.waits && handedOn) noteByName(`a scheduler out of reach a wait by its name`);
   return {
-    node: fn,
+    node: at,
     kind: 'recursion',
     waits: waits.waits || assumedWait || handedOn,
     fixedDelay: waits.waits && waits.fixedDelay,
@@ -1593,12 +1761,115 @@ function cycleShape(fn: Node, path: FailurePath, chain: readonly Node[], ctx: Co
         (t) => compares(t, names, keys) || asksHelper(t),
       ) ||
       countHandedOn(all, ctx) ||
+      countsDown(fn, [...guards, ...pathNodes], ctx) ||
       [...helpers].some((h) => {
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
         return body.some((b) => b.type === 'ThrowStatement') && conditions(body).some((t) => compares(t, names, keys));
       }),
-    ...errorCheck(all, errorNames, ctx),
+    ...(stopsOnPermanent([...guards, ...pathNodes], keys)
+      ? { checksError: true }
+      : eachWayChecks(all, handler, along, errorNames, ctx)),
   };
+}
+
+/**
+ * `if (this.reconnect && ...) setTimeout(() => this.connect(), ms)` with, elsewhere in the file, `if
+ * (msg.includes('Login authentication failed')) { this.reconnect = false; ... }`: the way back is gated by a flag the
+ * file turns off when what the server said shows a failure that will not pass, the check kept in that flag (tmi.js).
+ * A flag the user turns off (`disconnect()`, no such test) is not one.
+ */
+function stopsOnPermanent(nodes: readonly Node[], keys: VisitorKeys): boolean {
+  const flags = new Set(
+    conditions(nodes).flatMap((t) => {
+      const out: string[] = [];
+      walk(t, keys, (m) => {
+        if (m.type === 'MemberExpression' && isThis(m.object as Node) && !m.computed)
+          out.push(nameOf(m.property as Node) ?? '');
+        return m.type !== 'BinaryExpression' && m.type !== 'CallExpression';
+      });
+      return out;
+    }),
+  );
+  if (flags.size === 0) return false;
+  let found = false;
+  walk(programOf(nodes[0] as Node), keys, (n) => {
+    if (found) return false;
+    const left = n.type === 'AssignmentExpression' ? (n.left as Node) : undefined;
+    if (
+      left?.type === 'MemberExpression' &&
+      isThis(left.object as Node) &&
+      flags.has(nameOf(left.property as Node) ?? '') &&
+      (n.right as Node).type === 'Literal' &&
+      (n.right as Node).value === false
+    ) {
+      found = saysPermanent(n, keys);
+    }
+    return true;
+  });
+  return found;
+}
+
+/** `n` sits in the branch of an `if` (or a `case`) that tells a message or an error code by its text. */
+function saysPermanent(n: Node, keys: VisitorKeys): boolean {
+  const text = (t: Node) =>
+    mentions(t, keys, (m) => m.type === 'Literal' && typeof m.value === 'string' && m.value.length > 0);
+  for (let child = n, p = n.parent; p && !FUNCTIONS.has(p.type); child = p, p = p.parent) {
+    if (p.type === 'IfStatement' && p.consequent === child && text(p.test as Node)) return true;
+    if (p.type === 'SwitchCase' && p.test && text(p.test as Node)) return true;
+  }
+  return false;
+}
+
+const programOf = (node: Node): Node => {
+  let top = node;
+  while (top.parent) top = top.parent;
+  return top;
+};
+
+/**
+ * `if (retriesRemaining && shouldRetry) return this.retryRequest(...)` and, on the way back, `this.makeRequest(options,
+ * retriesRemaining - 1)`: a count handed back one less each time and tested on the way is the limit (openai).
+ */
+function countsDown(fn: Node, nodes: readonly Node[], ctx: Context): boolean {
+  const params = (fn.params as Node[]).map(paramName);
+  const down = new Set<string>();
+  for (const n of nodes) {
+    if (n.type !== 'CallExpression' || !entered(n, ctx).includes(fn)) continue;
+    (n.arguments as Node[]).forEach((a, i) => {
+      const param = params[i];
+      const left = a.type === 'BinaryExpression' && a.operator === '-' ? refKey(a.left as Node) : undefined;
+      if (param !== undefined && left !== undefined) down.add(param).add(left);
+    });
+  }
+  return (
+    down.size > 0 &&
+    conditions(nodes).some((t) => mentions(t, ctx.keys, (m) => m.type === 'Identifier' && down.has(m.name as string)))
+  );
+}
+
+/**
+ * The check of a cycle whose failure path goes back by several branches: each must look at the error. A branch that
+ * retries every failure beside one that asks an option first (`if (typeof retryOn === 'function') ... else if
+ * (attempt < retries) retry()`, fetch-retry) retries every failure by default.
+ */
+function eachWayChecks(
+  nodes: readonly Node[],
+  handler: Node,
+  along: readonly Node[],
+  errorNames: ReadonlySet<string>,
+  ctx: Context,
+): Pick<RetryShape, 'checksError' | 'readsOk'> {
+  const ways = along.filter((a) => isWithin(a, handler));
+  const apart = ways.some((a) => ways.some((b) => offPath(a, handler, [b])));
+  if (!apart) return errorCheck(nodes, errorNames, ctx);
+  const each = ways.map((way) =>
+    errorCheck(
+      nodes.filter((n) => !offPath(n, handler, [way])),
+      errorNames,
+      ctx,
+    ),
+  );
+  return each.find((c) => !c.checksError) ?? { checksError: true };
 }
 
 /** A method named like what a failure runs: `onConnClose`, `_handleClose`, `handleError`, `onDisconnect`. */
@@ -1619,13 +1890,13 @@ function failureCallback(fn: Node): boolean {
     return (
       callee === 'catch' ||
       (callee === 'then' && args[1] === fn) ||
-      (LISTENS.test(callee) && EVENT_FAILURE.has(event)) ||
+      (LISTENS.test(callee) && FAILURE_EVENTS.has(event)) ||
       (callee === 'receive' && (event === 'error' || event === 'timeout'))
     );
   }
   if (p?.type === 'AssignmentExpression' && p.right === fn && (p.left as Node).type === 'MemberExpression') {
     const prop = nameOf((p.left as Node).property as Node) ?? '';
-    return prop.startsWith('on') && EVENT_FAILURE.has(prop.slice(2));
+    return prop.startsWith('on') && FAILURE_EVENTS.has(prop.slice(2));
   }
   return false;
 }
@@ -1688,11 +1959,6 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
   return undefined;
 }
 
-const enclosingFunction = (node: Node): Node | undefined => {
-  for (let p = node.parent; p; p = p.parent) if (FUNCTIONS.has(p.type)) return p;
-  return undefined;
-};
-
 function openShape(attempt: Node, handler: Node, chain: readonly Node[], byRetry: boolean, ctx: Context): RetryShape {
   const param = paramName((handler.params as Node[])[0]);
   const path: FailurePath = { handler, ...(param && !byRetry ? { errorName: param } : {}) };
@@ -1730,7 +1996,13 @@ function countHandedOn(nodes: readonly Node[], ctx: Context): boolean {
     const handed =
       (p?.type === 'Property' && p.value === n) ||
       (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(n) && entered(p, ctx).length === 0);
-    if (!handed || !isCounted(n, fileIndex(n, ctx.keys))) continue;
+    // `setTimeout(f, this.delay)`, `Math.min(this.delay, max)`: a delay handed to the timer that waits it, or to
+    // arithmetic, decides nothing; nor does a delay only ever scaled.
+    const index = fileIndex(n, ctx.keys);
+    const arithmetic =
+      p?.type === 'CallExpression' &&
+      (isWaitCall(p) || refKey(((p.callee as Node).object as Node | undefined) ?? p) === 'Math');
+    if (!handed || !isCounted(n, index) || isScaledOnly(n, index) || arithmetic) continue;
     let told = false;
     for (let q: Node | null | undefined = p, i = 0; q && i < 4 && !FUNCTIONS.has(q.type); q = q.parent, i++) {
       if (q.type === 'CallExpression' && TELLS.test(callName(q))) told = true;

@@ -76,7 +76,7 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       for (const type of LOOPS) visitors[type] = (node: Node) => check(retryLoop(node, ctx));
       // A recursive retry is found from its self-call: only functions that call themselves are looked into.
       visitors.CallExpression = (node: Node) => {
-        const fn = recursiveCaller(node);
+        const fn = recursiveCaller(node, ctx);
         if (fn) check(retryRecursion(fn, ctx));
       };
       // A retry through other functions of the file (a method that schedules the attempt again) is found from the

@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import herdless from '../../src/eslint/index';
 import type { RuleName } from '../../src/eslint/plugin';
 import { cycles } from './cycles';
+import { methods } from './methods';
 import { samples as own, type Sample } from './samples';
 
-// The look-alike and retry samples, and the cross-function cycles of real SDKs and drivers (issue 22).
-const samples: readonly Sample[] = [...own, ...cycles];
+// The look-alike and retry samples, the cross-function cycles of real SDKs and drivers (issue 22), and the cycles
+// through prototype, object-literal and option-handler methods (issue 29).
+const samples: readonly Sample[] = [...own, ...cycles, ...methods];
 
 // ESLint's own RuleTester, reporting through vitest.
 RuleTester.describe = describe;
