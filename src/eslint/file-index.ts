@@ -214,9 +214,12 @@ export function memberTargets(member: Node, index: FileIndex): Node[] {
   return out;
 }
 
-/** `self` in `const self = this` (`_this` in compiled TypeScript), declared in a function around `node`. */
-export function isThisAlias(node: Node): boolean {
-  if (node.type !== 'Identifier') return false;
+/**
+ * The block a `const self = this` (`_this` in compiled TypeScript) for `self` at `node` is declared in, around
+ * `node`; undefined when there is none.
+ */
+export function thisAliasBlock(node: Node): Node | undefined {
+  if (node.type !== 'Identifier') return undefined;
   for (let p = node.parent; p; p = p.parent) {
     if (p.type !== 'BlockStatement') continue;
     for (const st of p.body as Node[]) {
@@ -224,13 +227,16 @@ export function isThisAlias(node: Node): boolean {
       for (const d of st.declarations as Node[]) {
         const id = d.id as Node;
         if (id.type === 'Identifier' && id.name === node.name && (d.init as Node | null)?.type === 'ThisExpression') {
-          return true;
+          return p;
         }
       }
     }
   }
-  return false;
+  return undefined;
 }
+
+/** `self` in `const self = this` (`_this` in compiled TypeScript), declared in a function around `node`. */
+export const isThisAlias = (node: Node): boolean => thisAliasBlock(node) !== undefined;
 
 const isWithin = (node: Node, ancestor: Node): boolean => {
   for (let p: Node | null | undefined = node; p; p = p.parent) if (p === ancestor) return true;

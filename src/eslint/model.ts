@@ -15,7 +15,7 @@
  * (retry-loop.ts) reads the wait, jitter, limit and check along each.
  */
 import { callName, FUNCTIONS, type Node, nameOf, owned, refKey, type VisitorKeys, walk } from './ast';
-import { fileIndex, foreignConstructions, memberTargets } from './file-index';
+import { fileIndex, foreignConstructions, memberTargets, thisAliasBlock } from './file-index';
 
 /** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
 export type Resolve = (name: string, at: Node) => readonly Node[];
@@ -163,19 +163,8 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
 
   /** The function a `const self = this` is declared in, for `self` at `node`. */
   const aliasHome = (node: Node): Node | undefined => {
-    for (let p = node.parent; p; p = p.parent) {
-      if (p.type !== 'BlockStatement') continue;
-      for (const st of p.body as Node[]) {
-        if (st.type !== 'VariableDeclaration') continue;
-        for (const d of st.declarations as Node[]) {
-          const id = d.id as Node;
-          if (id.type === 'Identifier' && id.name === node.name && (d.init as Node | null)?.type === 'ThisExpression') {
-            return p.parent && FUNCTIONS.has(p.parent.type) ? p.parent : undefined;
-          }
-        }
-      }
-    }
-    return undefined;
+    const block = thisAliasBlock(node);
+    return block?.parent && FUNCTIONS.has(block.parent.type) ? block.parent : undefined;
   };
 
   /** Who `this` is inside `fn` (an arrow's is its enclosing function's). */

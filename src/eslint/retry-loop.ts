@@ -866,6 +866,14 @@ function tailLeavesOnResult(tryStatement: Node, tail: readonly Node[], keys: Vis
   );
 }
 
+/** What a declarator or an assignment binds, and to what: `[id, init]`, or `[]` for any other node. */
+const bindingOf = (n: Node): [Node, Node | null | undefined] | [] =>
+  n.type === 'VariableDeclarator'
+    ? [n.id as Node, n.init as Node | null]
+    : n.type === 'AssignmentExpression'
+      ? [n.left as Node, n.right as Node]
+      : [];
+
 /**
  * `while (token === null) { await delay(ms); token = await tryGet(); }` where `tryGet`, a function of the file, returns
  * `null` from its catch: a failure told by a null result (@azure/core-rest-pipeline's token cycler).
@@ -873,12 +881,7 @@ function tailLeavesOnResult(tryStatement: Node, tail: readonly Node[], keys: Vis
 function nullResultTest(test: Node, nodes: readonly Node[], ctx: Context): 'success' | 'failure' | undefined {
   const names = new Set<string>();
   for (const n of nodes) {
-    const [id, init] =
-      n.type === 'VariableDeclarator'
-        ? [n.id as Node, n.init as Node | null]
-        : n.type === 'AssignmentExpression'
-          ? [n.left as Node, n.right as Node]
-          : [];
+    const [id, init] = bindingOf(n);
     let call = init;
     while (call?.type === 'AwaitExpression') call = call.argument as Node;
     const callee = call?.type === 'CallExpression' ? (call.callee as Node) : undefined;
@@ -910,12 +913,7 @@ function failsAsNull(fn: Node, keys: VisitorKeys): boolean {
 function caughtValueTest(test: Node, nodes: readonly Node[], keys: VisitorKeys): 'success' | 'failure' | undefined {
   const fromCatch = new Set<string>();
   for (const n of nodes) {
-    const [id, init] =
-      n.type === 'VariableDeclarator'
-        ? [n.id as Node, n.init as Node | null]
-        : n.type === 'AssignmentExpression'
-          ? [n.left as Node, n.right as Node]
-          : [];
+    const [id, init] = bindingOf(n);
     if (
       id?.type === 'Identifier' &&
       init &&
