@@ -457,6 +457,12 @@ function run(args: readonly string[], io: Io): number {
   }
   if (positionals[0] !== 'simulate' || positionals.length > 1) {
     if (positionals.length === 0) throw new UsageError('missing command: simulate, audit or help');
+    // `simulate extra`: a known command with a stray argument, not an unknown command.
+    if (positionals[0] === 'simulate') {
+      throw new UsageError(
+        `simulate takes no arguments, got '${positionals.slice(1).join(' ')}': its settings are flags (herdless help simulate)`,
+      );
+    }
     throw unknownCommand(positionals);
   }
   const scenario = values.scenario ?? 'outage';

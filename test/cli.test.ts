@@ -332,7 +332,11 @@ describe('herdless simulate', () => {
     ],
     [['simulate', '--capacity', '100'], "--capacity must be like 100/100ms (requests per window), got '100'"],
     [['--bogus'], 'herdless: unknown flag --bogus (see herdless --help)\n'],
-    [['simulate', 'extra'], "unknown command 'simulate extra'"],
+    // New-user review: this said "unknown command 'simulate extra'", for a known command with a stray argument.
+    [
+      ['simulate', 'extra'],
+      "simulate takes no arguments, got 'extra': its settings are flags (herdless help simulate)",
+    ],
     [['simulate', '--seed', '1.5'], "--seed must be a positive integer, got '1.5'"],
     [['--json'], 'missing command: simulate'],
     // New-user review: Node's parseArgs wording ("Option '--outage <value>' argument missing", "... is ambiguous")

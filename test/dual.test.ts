@@ -130,3 +130,22 @@ describe('ESM and CJS builds loaded side by side', () => {
     }
   });
 });
+
+describe('herdless/eslint from CommonJS', () => {
+  // New-user review: `require('herdless/eslint').configs.recommended` threw "Cannot read properties of undefined
+  // (reading 'recommended')": the CJS build holds the plugin under `.default` only.
+  it('require() gives the configs, rules and meta of the default export', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'herdless-eslint-cjs-'));
+    try {
+      const entry = { eslint: join(import.meta.dirname, '..', 'src', 'eslint', 'index.ts') };
+      await build({ entry, format: ['cjs'], outDir: dir, dts: false, silent: true, config: false });
+      const cjs = createRequire(import.meta.url)(join(dir, 'eslint.cjs'));
+      expect(cjs.configs.recommended).toBe(cjs.default.configs.recommended);
+      expect(cjs.configs.recommended.plugins.herdless).toBe(cjs.default);
+      expect(cjs.rules).toBe(cjs.default.rules);
+      expect(cjs.meta).toEqual({ name: 'herdless/eslint', version: '0.1.0' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

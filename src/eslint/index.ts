@@ -3,4 +3,4 @@
  *
  * @module herdless/eslint
  */
-export { type HerdlessPlugin, plugin as default, type RuleName, rules } from './plugin';
+export { configs, type HerdlessPlugin, meta, plugin as default, type RuleName, rules } from './plugin';

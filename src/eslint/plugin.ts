@@ -40,10 +40,15 @@ const recommended: Linter.Config = {
   rules: Object.fromEntries(Object.keys(rules).map((name) => [`herdless/${name}`, 'error'])),
 };
 
+/** The plugin's name and version (also exported on their own, as `rules` is). */
+export const meta: HerdlessPlugin['meta'] = { name: 'herdless/eslint', version: '0.1.0' };
+
+/**
+ * The configs, `recommended` among them. Exported on their own too, so that CommonJS's
+ * `require('herdless/eslint').configs.recommended` works as the default export's does.
+ */
+export const configs: HerdlessPlugin['configs'] = { recommended };
+
 /** The plugin. Default export of `herdless/eslint`. */
-export const plugin: HerdlessPlugin = {
-  meta: { name: 'herdless/eslint', version: '0.1.0' },
-  rules,
-  configs: { recommended },
-};
+export const plugin: HerdlessPlugin = { meta, rules, configs };
 (recommended.plugins as Record<string, ESLint.Plugin>).herdless = plugin;
