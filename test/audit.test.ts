@@ -20,7 +20,6 @@ import {
   type AuditFs,
   type AuditReport,
   audit,
-  INSTALL,
   listFiles,
   MAX_FILE_BYTES,
   mayRetry,
@@ -693,7 +692,8 @@ export async function byStatus(url) {
       const { code, out, err } = await run([], bare);
       expect(code).toBe(2);
       expect(out).toBe('');
-      expect(err).toBe(`herdless audit needs eslint and typescript-eslint in this project; install with: ${INSTALL}\n`);
+      // A JavaScript project needs ESLint alone: typescript-eslint is asked for only with TypeScript files (review).
+      expect(err).toBe('herdless audit needs eslint in this project; install with: npm install --save-dev eslint\n');
       expect(err.trim().split('\n')).toHaveLength(1);
     } finally {
       rmSync(bare, { recursive: true, force: true });
@@ -708,7 +708,7 @@ export async function byStatus(url) {
       expect(await run(['--json'], bare)).toEqual({
         code: 2,
         out: '',
-        err: `herdless audit needs eslint and typescript-eslint in this project; install with: ${INSTALL}\n`,
+        err: 'herdless audit needs eslint in this project; install with: npm install --save-dev eslint\n',
       });
       expect(await run(['--json', '--frob'])).toMatchObject({ code: 2, out: '' });
       expect(await run(['--json', 'nowhere'])).toMatchObject({ code: 2, out: '' });
@@ -740,7 +740,8 @@ export async function byStatus(url) {
       writeFileSync(join(dir, 'plain.js'), 'for (;;) { step(); }');
       return dir;
     };
-    const needs = (name: string) => `herdless audit needs ${name} in this project; install with: ${INSTALL}\n`;
+    const needs = (name: string) =>
+      `herdless audit needs ${name} in this project; install with: npm install --save-dev ${name}\n`;
     try {
       const noTypescript = projectWith('throw new Error("Cannot find module typescript");', 'module.exports = {};');
       // Nothing to parse: ESLint is never loaded, and the audit is done.
@@ -752,6 +753,27 @@ export async function byStatus(url) {
       expect(await run([], brokenParser)).toEqual({ code: 2, out: '', err: needs('typescript-eslint') });
     } finally {
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a JavaScript project needs ESLint alone; TypeScript files ask for typescript-eslint (new-user review)', async () => {
+    // `npx herdless audit naive.js` in a project with ESLint but no typescript-eslint exited 2 asking for both.
+    const dir = mkdtempSync(join(tmpdir(), 'herdless-audit-js-'));
+    try {
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync(join(import.meta.dirname, '..', 'node_modules', 'eslint'), join(dir, 'node_modules', 'eslint'));
+      writeFileSync(join(dir, 'retry.js'), seedLoop);
+      const js = await run([], dir);
+      expect(js.code).toBe(1);
+      expect(js.out).toMatch(/retry\.js:\d+:\d+ +herdless\/require-jitter/);
+      writeFileSync(join(dir, 'retry.ts'), seedLoop);
+      expect(await run([], dir)).toEqual({
+        code: 2,
+        out: '',
+        err: 'herdless audit needs typescript-eslint in this project; install with: npm install --save-dev typescript-eslint\n',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

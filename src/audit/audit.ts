@@ -17,7 +17,8 @@ import { nearest } from '../nearest';
 export const AUDIT_USAGE = `Usage: herdless audit [paths...] [--json]
 
 Finds hand-written retry loops that lack a wait, jitter, a limit or a transient-error check, with the four
-herdless/eslint rules, run through the ESLint and typescript-eslint installed in your project.
+herdless/eslint rules, run through the ESLint installed in your project (and typescript-eslint, for
+TypeScript files).
 
 Paths are files or directories (default: .). Reads .js .mjs .cjs .jsx .ts .mts .cts .tsx; skips node_modules unless a
 path you name is inside one. Follows symbolic links (each file read once); never opens a FIFO, socket or device.
@@ -43,9 +44,6 @@ Flags:
                so no failure parses as a clean report
   -h, --help   show this help
 `;
-
-/** The one-line install command printed when ESLint or typescript-eslint is missing. */
-export const INSTALL = 'npm install --save-dev eslint typescript-eslint';
 
 /** Where the audit writes. */
 export interface AuditIo {
@@ -156,20 +154,29 @@ interface LinterLike {
 const PEERS = ['eslint', 'typescript-eslint'] as const;
 const requireFrom = (cwd: string) => createRequire(join(cwd, 'noop.js'));
 
-/** The names of ESLint and typescript-eslint when they cannot be found from the project at `cwd`. */
-function missingPeers(cwd: string): string[] {
+/**
+ * The names of ESLint and typescript-eslint when they cannot be found from the project at `cwd`; typescript-eslint
+ * only with TypeScript files to read (ESLint parses JavaScript itself).
+ */
+function missingPeers(cwd: string, typescript: boolean): string[] {
   const req = requireFrom(cwd);
-  return PEERS.filter((name) => {
-    try {
-      req.resolve(name);
-      return false;
-    } catch {
-      return true;
-    }
-  });
+  return PEERS.filter((name) => (name === 'eslint' || typescript) && !resolves(req, name));
 }
 
-/** ESLint's Linter and typescript-eslint's parser, from the project at `cwd`; or the names of those missing. */
+/** Whether `name` is installed where `req` looks (found, whether or not it loads). */
+function resolves(req: NodeJS.Require, name: string): boolean {
+  try {
+    req.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * ESLint's Linter and typescript-eslint's parser (undefined when it is not installed: JavaScript alone is then read),
+ * from the project at `cwd`; or `['eslint']` when ESLint is missing.
+ */
 function loadEslint(cwd: string): { linter: LinterLike; tsParser: unknown } | { missing: string[] } {
   const req = requireFrom(cwd);
   const load = (name: string): Record<string, unknown> | undefined => {
@@ -181,14 +188,15 @@ function loadEslint(cwd: string): { linter: LinterLike; tsParser: unknown } | { 
   };
   const eslint = load('eslint');
   const tseslint = load('typescript-eslint');
-  const missing = [eslint ? [] : ['eslint'], tseslint ? [] : ['typescript-eslint']].flat();
-  if (!eslint || !tseslint) return { missing };
+  if (!eslint) return { missing: ['eslint'] };
+  // Not installed: JavaScript alone is read. Installed but failing to load (its typescript missing): broken, said so.
+  if (!tseslint && resolves(req, 'typescript-eslint')) return { missing: ['typescript-eslint'] };
   const Linter = eslint.Linter as new (options: { configType: 'flat' }) => LinterLike;
-  return { linter: new Linter({ configType: 'flat' }), tsParser: tseslint.parser };
+  return { linter: new Linter({ configType: 'flat' }), tsParser: tseslint?.parser };
 }
 
 const needs = (missing: readonly string[]) =>
-  `herdless audit needs ${missing.join(' and ')} in this project; install with: ${INSTALL}\n`;
+  `herdless audit needs ${missing.join(' and ')} in this project; install with: npm install --save-dev ${missing.join(' ')}\n`;
 
 const isSource = (name: string) => EXTENSIONS.has(extname(name)) && !/\.d\.[mc]?ts$/.test(name);
 
@@ -392,13 +400,17 @@ async function auditOrThrow(
       return 2;
     }
   }
-  // Only found here: the threads that lint load ESLint (the main thread too, when it lints).
-  const missing = missingPeers(cwd);
+  const { files, skipped } = listFiles(paths, cwd, fs);
+  // Only found here: the threads that lint load ESLint (the main thread too, when it lints). typescript-eslint only
+  // for TypeScript files: a JavaScript project needs ESLint alone (new-user review).
+  const missing = missingPeers(
+    cwd,
+    files.some((f) => TS.has(extname(f.path))),
+  );
   if (missing.length > 0) {
     io.err(needs(missing));
     return 2;
   }
-  const { files, skipped } = listFiles(paths, cwd, fs);
   const report = await run(files, skipped, cwd, fs.readFile, pool);
   if ('missing' in report) {
     io.err(needs(report.missing));
