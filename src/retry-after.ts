@@ -173,7 +173,7 @@ function serverWait(get: Lookup, nowMs: number): number | undefined {
   const pushback = get('grpc-retry-pushback-ms');
   if (pushback !== undefined) {
     const wait = digits(pushback);
-    return wait === undefined ? Number.POSITIVE_INFINITY : clamp(wait);
+    return wait === undefined ? Infinity : clamp(wait);
   }
   const ms = digits(get('retry-after-ms')) ?? digits(get('x-ms-retry-after-ms'));
   if (ms !== undefined) return clamp(ms);
