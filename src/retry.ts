@@ -1,6 +1,6 @@
 import { type Decision, decide } from './decide';
 import { keep, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
-import { type Pass, queueingMs, Report, type Settle } from './guard';
+import { type Pass, Report, type Settle } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
 import { reportLater } from './report';
 import { fail, withCause } from './validate';
@@ -299,8 +299,8 @@ async function loop<T>(
         // A transient error, a retried result, or an attempt its timeout or the deadline abandoned counts against the
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
         // which says nothing of it (the finally releases it, as for a permanent error or an abort).
-        // With how long the attempt took of the time it had: what tells a budget the dependency is queueing.
-        // The server's wait first (a throttling answer without one reads as queueing), but a reader that throws is
+        // With how long the attempt took of the time it had, and the server's wait: what tells a budget the dependency
+        // is queueing (a throttling answer without a wait too). The server's wait first, but a reader that throws is
         // thrown only once the failure is counted: a broken hook must not blind the breaker to a failing dependency.
         let unread: [unknown] | undefined;
         try {
@@ -316,8 +316,9 @@ async function loop<T>(
           const verdict = pass?.settle(
             Report.FAILURE,
             outcome,
-            queueingMs(tookMs, timedOut && !cut, outcome, retryAfterMs),
+            timedOut && !cut ? Infinity : tookMs,
             judgedMs,
+            retryAfterMs,
           );
           if (typeof verdict === 'number') held = verdict;
           else reason = verdict;
