@@ -235,7 +235,7 @@ async function loop<T>(
         // How long the attempt itself took, before any hook of the caller's ran: what a budget reads.
         if (pass) tookMs = now() - start - fromMs;
       }
-      if (outcome === ABORTED) throw (signal as AbortSignal).reason;
+      if (outcome === ABORTED) break; // the caller's abort: rejected with below, after the loop
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
       const timedOut = outcome === TIMED_OUT;
       let byDeadline = timedOut && timeoutMs - startedMs <= attemptTimeoutMs;
@@ -258,7 +258,7 @@ async function loop<T>(
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (signal?.aborted) throw signal.reason; // (a guard resolves ABORTED only once the signal has aborted)
+        if (signal?.aborted) break; // (a guard resolves ABORTED only once the signal has aborted)
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
@@ -276,14 +276,14 @@ async function loop<T>(
           Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
         );
         if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (signal?.aborted) throw signal.reason;
+        if (signal?.aborted) break;
         if (done === TIMED_OUT) byDeadline = true;
       }
-      if (stopNow) throw signal?.aborted ? signal.reason : outcome;
+      if (stopNow) throw outcome; // (an abort since then wins all the same, after the loop)
       if (failed && !timedOut && !byDeadline) {
         let verdict: unknown = p.isTransient(outcome, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (signal?.aborted) throw signal.reason;
+        if (signal?.aborted) break;
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
@@ -338,7 +338,7 @@ async function loop<T>(
       if (p.onRetry) {
         let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
         if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (signal?.aborted) throw signal.reason;
+        if (signal?.aborted) break;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
           break;
@@ -353,7 +353,7 @@ async function loop<T>(
         spins = 0;
         sleep = true;
       }
-      if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) throw (signal as AbortSignal).reason;
+      if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) break;
     }
   } catch (error) {
     threw = true; // rejected with below, after the finally
@@ -367,7 +367,7 @@ async function loop<T>(
 
   // An abort wins over what a callback, random, the breaker or the budget threw after it, and over the outcome, from
   // inside a hook that ran after the last check too (retryAfter, random, a budget's or breaker's clock or
-  // onStateChange, a success's included).
+  // onStateChange, a success's included). The loop's own checks for an abort just break out of it, to here.
   const elapsedMs = now() - start;
   if (signal?.aborted) {
     threw = true;
