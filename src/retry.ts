@@ -304,7 +304,14 @@ async function loop<T>(
         // thrown only once the failure is counted: a broken hook must not blind the breaker to a failing dependency.
         let unread: [unknown] | undefined;
         try {
-          if (!byDeadline) retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
+          if (!byDeadline) {
+            const ms: unknown = timedOut ? undefined : p.retryAfter(outcome);
+            // The reader's answer, checked: a number >= 0 (Infinity allowed) or undefined.
+            retryAfterMs =
+              ms === undefined || (typeof ms === 'number' && ms >= 0)
+                ? ms
+                : fail(RangeError, 'retryAfter()', 'a number >= 0 or undefined', ms);
+          }
         } catch (error) {
           unread = [error];
         }
@@ -432,10 +439,4 @@ function bounded<R>(
   if (!watch && timeoutMs === Infinity) return result;
   if (watch?.signal.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
   return guard(timeoutMs, watch, unref, (value) => value, result, start);
-}
-
-/** A `retryAfter` reader's answer, checked: a number >= 0 (Infinity allowed) or undefined. */
-function hint(ms: unknown): number | undefined {
-  if (ms === undefined || (typeof ms === 'number' && ms >= 0)) return ms;
-  return fail(RangeError, 'retryAfter()', 'a number >= 0 or undefined', ms);
 }
