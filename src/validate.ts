@@ -20,11 +20,6 @@ export function safeString(value: unknown): string {
   }
 }
 
-/** Renders a bad value for an error message: strings quoted, everything else as `String()` would. Never throws. */
-function show(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : Object.is(value, -0) ? '-0' : safeString(value);
-}
-
 /** The errors this module made: the retry loop may attach the failure it was handling as their `cause`. */
 const own = /* @__PURE__ */ new WeakSet<object>();
 
@@ -68,7 +63,10 @@ export function unreadable(what: string, options: unknown, error: unknown): neve
 
 /** Throws `Kind` (TypeError for a wrong type, RangeError for a wrong value) naming the option and the rule. */
 export function fail(Kind: ErrorConstructor, name: string, rule: string, value: unknown): never {
-  const error = new Kind(`herdless: ${name} must be ${rule}, got ${show(value)}`);
+  // The bad value: a string quoted, everything else as `String()` would render it (never throwing, see safeString).
+  const error = new Kind(
+    `herdless: ${name} must be ${rule}, got ${typeof value === 'string' ? `'${value}'` : Object.is(value, -0) ? '-0' : safeString(value)}`,
+  );
   own.add(error);
   throw error;
 }
