@@ -1,5 +1,5 @@
 import { type Decision, decide } from './decide';
-import { keep, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
+import { isPermanent, keep, RetryError, type StopReason } from './errors';
 import { type Pass, Report, type Settle } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
 import { reportLater } from './report';
@@ -250,10 +250,13 @@ async function loop<T>(
         Attempt.stop(context as Attempt, outcome);
         failed = true;
       } else if (failed) {
-        const unwrapped = unwrapPermanent(outcome);
-        if (unwrapped !== NOT_PERMANENT) {
-          outcome = unwrapped;
-          stopNow = true;
+        if (isPermanent(outcome)) {
+          try {
+            outcome = outcome.error;
+            stopNow = true;
+          } catch {
+            // a look-alike whose `error` getter throws is no wrapper: an error like any other
+          }
         }
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);

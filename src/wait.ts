@@ -1,6 +1,6 @@
 /**
  * What {@link guard} resolves with when its time ran out. Like {@link ABORTED}, never seen outside herdless: no
- * description (18 B of `{ retry }` gzipped, for these two and errors.ts's NOT_PERMANENT).
+ * description (18 B of `{ retry }` gzipped, for these two and errors.ts's NOT_PERMANENT, since gone).
  */
 export const TIMED_OUT: unique symbol = /* @__PURE__ */ Symbol();
 /** What {@link guard} resolves with when the caller's signal aborted. */
