@@ -144,33 +144,6 @@ function structuredReset(value: string | undefined): number | undefined {
 }
 
 /**
- * The server's wait in ms from its headers, in one precedence (the first one present and valid wins):
- * 1. `grpc-retry-pushback-ms`: ms; negative or not an integer means "do not retry" (gRFC A6), read as `Infinity`.
- * 2. `retry-after-ms`, then 3. `x-ms-retry-after-ms`: ms, digits only.
- * 4. `Retry-After`: delta-seconds or an HTTP-date (see {@link parseRetryAfter}).
- * 5. `RateLimit` (structured, IETF draft): the `t=` seconds of a used-up policy.
- * 6. `RateLimit-Reset`: delta-seconds, when `RateLimit-Remaining` is 0 or absent.
- * 7. `X-RateLimit-Reset`: epoch seconds or delta seconds (see {@link Epoch.SECONDS}), when `X-RateLimit-Remaining`
- *    is 0 or absent.
- */
-function serverWait(get: Lookup, nowMs: number): number | undefined {
-  const pushback = get('grpc-retry-pushback-ms');
-  if (pushback !== undefined) {
-    const wait = digits(pushback);
-    return wait === undefined ? Infinity : clamp(wait);
-  }
-  const ms = digits(get('retry-after-ms')) ?? digits(get('x-ms-retry-after-ms'));
-  if (ms !== undefined) return clamp(ms);
-  // Each read only when the ones before it found nothing, in this order (`??` is lazy).
-  return (
-    parseRetryAfter(get('retry-after'), nowMs) ??
-    reset(structuredReset(get('ratelimit'))) ??
-    reset(digits(get('ratelimit-reset')), get, 'ratelimit-remaining') ??
-    reset(seconds(get('x-ratelimit-reset')), get, 'x-ratelimit-remaining', nowMs)
-  );
-}
-
-/**
  * How long a server asked to wait, in ms, from the headers of a failed call or a response. Reads a `Response`, a
  * `Headers` instance, a plain object of headers (keys in any case; a value may be a string, a number or an array),
  * and the errors of fetch, axios, got, ky (`response.headers`), the AWS SDK v3 (`$response.headers`) and gRPC
@@ -227,7 +200,30 @@ export function readRetryAfter(source: unknown, nowMs: number = Date.now()): num
       headers = lower;
       get = lower.get;
     }
-    return serverWait((name) => text((get as (name: string) => unknown).call(headers, name)), nowMs);
+    const read: Lookup = (name) => text((get as (name: string) => unknown).call(headers, name));
+    // The server's wait in ms, in one precedence (the first header present and valid wins; written out here, a
+    // function of its own costs 5 B):
+    // 1. `grpc-retry-pushback-ms`: ms; negative or not an integer means "do not retry" (gRFC A6), read as `Infinity`.
+    // 2. `retry-after-ms`, then 3. `x-ms-retry-after-ms`: ms, digits only.
+    // 4. `Retry-After`: delta-seconds or an HTTP-date (see {@link parseRetryAfter}).
+    // 5. `RateLimit` (structured, IETF draft): the `t=` seconds of a used-up policy.
+    // 6. `RateLimit-Reset`: delta-seconds, when `RateLimit-Remaining` is 0 or absent.
+    // 7. `X-RateLimit-Reset`: epoch seconds or delta seconds (see {@link Epoch.SECONDS}), when `X-RateLimit-Remaining`
+    //    is 0 or absent.
+    const pushback = read('grpc-retry-pushback-ms');
+    if (pushback !== undefined) {
+      const wait = digits(pushback);
+      return wait === undefined ? Infinity : clamp(wait);
+    }
+    const ms = digits(read('retry-after-ms')) ?? digits(read('x-ms-retry-after-ms'));
+    if (ms !== undefined) return clamp(ms);
+    // Each read only when the ones before it found nothing, in this order (`??` is lazy).
+    return (
+      parseRetryAfter(read('retry-after'), nowMs) ??
+      reset(structuredReset(read('ratelimit'))) ??
+      reset(digits(read('ratelimit-reset')), read, 'ratelimit-remaining') ??
+      reset(seconds(read('x-ratelimit-reset')), read, 'x-ratelimit-remaining', nowMs)
+    );
   } catch {
     return undefined; // a throwing getter, a throwing headers.get(), a revoked Proxy: no hint, not a failure
   }
