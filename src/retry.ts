@@ -391,16 +391,17 @@ async function loop<T>(
       errors: errors as unknown[],
       attempts: attempt,
       elapsedMs,
-      detail:
-        reason === 'attempts'
-          ? `maxAttempts ${p.maxAttempts}`
-          : reason === 'timeout'
-            ? `timeoutMs ${timeoutMs}`
-            : reason !== 'retry-after'
-              ? undefined
-              : retryAfterMs === Infinity
-                ? 'the server said not to retry'
-                : `Retry-After ${Math.ceil(retryAfterMs as number)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`, // ceil: for display only
+      // What the stop's rule was: for a budget or a breaker, its reason says it.
+      detail: (
+        {
+          attempts: `maxAttempts ${p.maxAttempts}`,
+          timeout: `timeoutMs ${timeoutMs}`,
+          'retry-after':
+            retryAfterMs === Infinity
+              ? 'the server said not to retry'
+              : `Retry-After ${Math.ceil(retryAfterMs as number)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`, // ceil: for display only
+        } as Partial<Record<StopReason, string>>
+      )[reason as StopReason],
     });
   }
   if (p.onSettle)
