@@ -9,6 +9,7 @@ import {
   type RetryEvent,
   retry,
 } from '../src/index';
+import { KNOWN } from '../src/policy';
 import { draws, seeded, settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -1062,6 +1063,12 @@ describe('retry: options', () => {
     await expect(result).rejects.toThrow(message);
     expect(fn).not.toHaveBeenCalled();
     expect(() => createPolicy(options as never)).toThrow(message);
+  });
+
+  it("a policy's fields are the known options, in their order, whether given or not (one shape)", () => {
+    expect(Object.keys(createPolicy())).toEqual([...KNOWN]);
+    const given = { breaker: undefined, unref: true, onSettle: () => {}, timeoutMs: 5, maxAttempts: 2, jitter: 'none' };
+    expect(Object.keys(createPolicy(given as never))).toEqual([...KNOWN]);
   });
 
   it('inherited keys are read as options but never named as unknown; an own unknown key still is', async () => {
