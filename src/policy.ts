@@ -1,7 +1,7 @@
 import type { CircuitBreaker } from './breaker';
 import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
-import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
+import { type Backoff, type BackoffOptions, type Jitter, normalizeBackoff } from './delay';
 import type { StopReason } from './errors';
 import { Brand } from './guard';
 import { nearest } from './nearest';
@@ -288,7 +288,7 @@ export const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
 
 /** `retry()`'s options checked (a TypeError or RangeError naming the first bad one) into a new {@link Policy}. */
 function validate<T>(options: RetryOptions<T>): Policy<T> {
-  const p = normalizeBackoff(options, backoffDefaults(new Policy<T>()));
+  const p = normalizeBackoff(options, new Policy<T>());
   const { signal, maxAttempts, timeoutMs, attemptTimeoutMs, maxRetryAfterMs, unref } = options;
   p.maxAttempts = maxAttempts === undefined ? 3 : maxAttempts;
   p.timeoutMs = timeoutMs === undefined ? Infinity : positive('timeoutMs', timeoutMs);
