@@ -289,19 +289,19 @@ export const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
 /** `retry()`'s options checked (a TypeError or RangeError naming the first bad one) into a new {@link Policy}. */
 function validate<T>(options: RetryOptions<T>): Policy<T> {
   const p = normalizeBackoff(options, new Policy<T>());
-  const { signal, maxAttempts, timeoutMs, attemptTimeoutMs, maxRetryAfterMs, unref } = options;
+  const { signal, maxAttempts, unref } = options;
   p.maxAttempts = maxAttempts === undefined ? 3 : maxAttempts;
-  p.timeoutMs = timeoutMs === undefined ? Infinity : positive('timeoutMs', timeoutMs);
+  p.timeoutMs = positive('timeoutMs', options.timeoutMs, Infinity);
   if (
     !((Number.isInteger(p.maxAttempts) && p.maxAttempts >= 1) || (p.maxAttempts === Infinity && p.timeoutMs < Infinity))
   ) {
     notNumber('maxAttempts', maxAttempts, 'an integer >= 1, or Infinity with a finite timeoutMs');
   }
-  p.attemptTimeoutMs = attemptTimeoutMs === undefined ? Infinity : positive('attemptTimeoutMs', attemptTimeoutMs);
+  p.attemptTimeoutMs = positive('attemptTimeoutMs', options.attemptTimeoutMs, Infinity);
   p.signal = having('signal', signal, 'addEventListener', 'an AbortSignal');
   p.isTransient = optionalFn('isTransient', options.isTransient) ?? isTransient; // never null: that throws
   p.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
-  p.maxRetryAfterMs = maxRetryAfterMs === undefined ? 60_000 : positive('maxRetryAfterMs', maxRetryAfterMs);
+  p.maxRetryAfterMs = positive('maxRetryAfterMs', options.maxRetryAfterMs, 60_000);
   p.onRetry = optionalFn('onRetry', options.onRetry);
   p.onFailure = optionalFn('onFailure', options.onFailure);
   p.onSettle = optionalFn('onSettle', options.onSettle);

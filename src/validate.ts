@@ -98,8 +98,12 @@ export function finite(name: string, value: unknown, min: number, rule?: string)
     : notNumber(name, value, rule ?? `a finite number >= ${min}`);
 }
 
-/** Returns `value` if it is a number > 0 (Infinity allowed), else throws as {@link num} does. */
-export function positive(name: string, value: unknown): number {
+/**
+ * Returns `value` if it is a number > 0 (Infinity allowed), `fallback` if it is undefined (the option not given),
+ * else throws as {@link num} does.
+ */
+export function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
   return typeof value === 'number' && value > 0 ? value : notNumber(name, value, 'a number > 0, or Infinity for none');
 }
 
