@@ -225,15 +225,15 @@ const HINTS: Readonly<Record<string, string>> = {
  * What the user probably meant by an unknown option: a hint, or a name of `known` (default: `retry()`'s options) at
  * most 2 edits away.
  */
-export function suggest(key: string, known: ReadonlySet<string> = KNOWN): string | undefined {
-  return Object.hasOwn(HINTS, key) ? HINTS[key] : nearest(key, known);
+export function suggest(key: string, names: ReadonlySet<string> = knownOptions()): string | undefined {
+  return Object.hasOwn(HINTS, key) ? HINTS[key] : nearest(key, names);
 }
 
 /**
  * A validated policy. A class so that `retry()` tells one from a plain options object with a cheap `instanceof` and
  * skips the checks. Per-call options (`retry(fn, { maxAttempts: 3 })`) are checked on every call, so this is on the
  * hot path: the constructor does nothing, and {@link validate} sets every field, the option given or its default, in
- * one order (that of {@link KNOWN}), so that every policy has the one shape. (Validation inside the constructor made a
+ * one order (that of {@link known}), so that every policy has the one shape. (Validation inside the constructor made a
  * per-call policy cost a fifth more: callgrind, Node 20. Defaults stored by the constructor, then overwritten, cost
  * `{ retry }` 22 B gzipped, for the same speed.) {@link createPolicy} freezes it; a per-call one never leaves
  * `retry()`, so it is not frozen.
@@ -261,30 +261,16 @@ class Policy<T> implements RetryPolicy<T> {
 }
 
 /**
- * The options `retry()` knows, a policy's fields, in the order {@link validate} sets them: every other key is an error
- * that names it.
+ * The options `retry()` knows: a policy's fields, in the order {@link validate} sets them (every policy has them all);
+ * every other key is an error that names it. Read off the first policy validated: no list of them to keep in step.
  */
-export const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
-  'jitter',
-  'baseMs',
-  'capMs',
-  'factor',
-  'random',
-  'maxAttempts',
-  'timeoutMs',
-  'attemptTimeoutMs',
-  'signal',
-  'isTransient',
-  'shouldRetryResult',
-  'maxRetryAfterMs',
-  'onRetry',
-  'onFailure',
-  'onSettle',
-  'retryAfter',
-  'unref',
-  'budget',
-  'breaker',
-]);
+let known: ReadonlySet<string> | undefined;
+
+/** The options `retry()` knows (see {@link known}), read off the default policy if none was validated yet. */
+export function knownOptions(): ReadonlySet<string> {
+  if (!known) toPolicy(undefined);
+  return known as ReadonlySet<string>;
+}
 
 /** `retry()`'s options checked (a TypeError or RangeError naming the first bad one) into a new {@link Policy}. */
 function validate<T>(options: RetryOptions<T>): Policy<T> {
@@ -310,7 +296,8 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
     unref === undefined ? false : typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
   p.budget = guardOption('budget', options.budget, 'a RetryBudget (createRetryBudget())', undefined);
   p.breaker = guardOption('breaker', options.breaker, 'a CircuitBreaker (createCircuitBreaker())', p.budget);
-  onlyKnown(options, KNOWN, '', suggest); // called with the key alone: suggest's known names are retry()'s
+  known ??= new Set(Object.keys(p));
+  onlyKnown(options, known, '', suggest); // called with the key alone: suggest's known names are retry()'s
   return p;
 }
 
