@@ -1093,6 +1093,12 @@ describe('retry: options', () => {
     expect(Object.keys(createPolicy(given as never))).toEqual(known);
   });
 
+  it('the known options are there before any policy was validated (a fresh copy of the module)', async () => {
+    vi.resetModules();
+    const fresh = await import('../src/policy');
+    expect([...fresh.knownOptions()]).toEqual([...knownOptions()]);
+  });
+
   it('inherited keys are read as options but never named as unknown; an own unknown key still is', async () => {
     // onlyKnown walks keys with for-in (no array per call): inherited ones must be passed over as Object.keys() did.
     const base = { maxAttempts: 1, notAnOption: true };
