@@ -110,8 +110,8 @@ export function retry<T>(fn: (context: RetryContext) => T | PromiseLike<T>, poli
       p.shouldRetryResult ||
       p.budget ||
       p.breaker ||
-      p.timeoutMs !== Infinity ||
-      p.attemptTimeoutMs !== Infinity
+      p.attemptTimeoutMs < Infinity ||
+      p.timeoutMs < Infinity
     ) {
       return loop(fn, p, start, false, undefined);
     }
