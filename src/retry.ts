@@ -181,6 +181,12 @@ async function loop<T>(
   const { signal, timeoutMs, attemptTimeoutMs } = p;
   const watch = signal && new Watch(signal, Attempt.stop);
   const guarded = !!watch || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
+  // A callback's promise, awaited within the call's deadline and its caller's abort.
+  const bounded = <R>(result: PromiseLike<R>): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> => {
+    if (!watch && timeoutMs === Infinity) return result;
+    if (watch?.signal.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
+    return guard(timeoutMs, watch, p.unref, (value) => value, result, start);
+  };
   let errors: unknown[] | undefined;
   let previousBackoffMs: number | undefined;
   let retryAfterMs: number | undefined;
@@ -260,7 +266,7 @@ async function loop<T>(
         }
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
-        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
+        if (isThenable(verdict)) verdict = await bounded(verdict);
         if (signal?.aborted) break; // (a guard resolves ABORTED only once the signal has aborted)
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
         if (!byDeadline && !verdict) {
@@ -278,14 +284,14 @@ async function loop<T>(
         let done: unknown = p.onFailure(
           Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
         );
-        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
+        if (isThenable(done)) done = await bounded(done);
         if (signal?.aborted) break;
         if (done === TIMED_OUT) byDeadline = true;
       }
       if (stopNow) throw outcome; // (an abort since then wins all the same, after the loop)
       if (failed && !timedOut && !byDeadline) {
         let verdict: unknown = p.isTransient(outcome, attempt);
-        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
+        if (isThenable(verdict)) verdict = await bounded(verdict);
         if (signal?.aborted) break;
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
@@ -347,7 +353,7 @@ async function loop<T>(
       previousBackoffMs = decision.backoffMs;
       if (p.onRetry) {
         let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
-        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
+        if (isThenable(done)) done = await bounded(done);
         if (signal?.aborted) break;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
@@ -430,17 +436,4 @@ enum Spins {
    */
   MAX_MS = 4,
   MIN = 16,
-}
-
-/** A callback's promise, awaited within the call's deadline and its caller's abort. */
-function bounded<R>(
-  result: PromiseLike<R>,
-  watch: Watch<Attempt> | undefined,
-  start: number,
-  timeoutMs: number,
-  unref: boolean,
-): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
-  if (!watch && timeoutMs === Infinity) return result;
-  if (watch?.signal.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
-  return guard(timeoutMs, watch, unref, (value) => value, result, start);
 }
