@@ -23,7 +23,7 @@ class Attempt implements RetryContext {
   declare readonly elapsedMs: number;
 
   // Declared fields, assigned here: no class field declarations to ship (parameter properties emit both).
-  constructor(attempt: number, elapsedMs: number, watch: Watch<Attempt> | undefined) {
+  constructor(attempt: number, elapsedMs: number, watch?: Watch<Attempt>) {
     this.attempt = attempt;
     this.elapsedMs = elapsedMs;
     this.#watch = watch;
@@ -113,14 +113,14 @@ export function retry<T>(fn: (context: RetryContext) => T | PromiseLike<T>, poli
       p.attemptTimeoutMs < Infinity ||
       p.timeoutMs < Infinity
     ) {
-      return loop(fn, p, start, false, undefined);
+      return loop(fn, p, start, false);
     }
   } catch (error) {
     return rejected(error); // never a synchronous throw, whatever a policy's getter does
   }
   let result: T | PromiseLike<T>;
   try {
-    result = fn(new Attempt(1, 0, undefined));
+    result = fn(new Attempt(1, 0));
   } catch (error) {
     return loop(fn, p, start, true, error); // a synchronous throw: the loop's promise is the call's, no tick added
   }
@@ -176,7 +176,7 @@ async function loop<T>(
   p: RetryPolicy<T>,
   start: number,
   handed: boolean,
-  failure: unknown,
+  failure?: unknown,
 ): Promise<T> {
   const { signal, timeoutMs, attemptTimeoutMs } = p;
   const watch = signal && new Watch(signal, Attempt.stop);
