@@ -294,7 +294,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
   p.retryAfter = optionalFn('retryAfter', options.retryAfter) ?? readRetryAfter;
   p.unref =
     unref === undefined ? false : typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
-  p.budget = guardOption('budget', options.budget, 'a RetryBudget (createRetryBudget())', undefined);
+  p.budget = guardOption('budget', options.budget, 'a RetryBudget (createRetryBudget())');
   p.breaker = guardOption('breaker', options.breaker, 'a CircuitBreaker (createCircuitBreaker())', p.budget);
   known ??= new Set(Object.keys(p));
   onlyKnown(options, known, '', suggest); // called with the key alone: suggest's known names are retry()'s
@@ -306,7 +306,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
  * the {@link Brand.GUARD} brand that herdless's own budget and breaker carry, nor the object given as the other option (the
  * `budget`, for the `breaker`): either would be settled twice an event, or not asked at all.
  */
-function guardOption<V>(name: 'budget' | 'breaker', value: V, rule: string, budget: unknown): V {
+function guardOption<V>(name: 'budget' | 'breaker', value: V, rule: string, budget?: unknown): V {
   const kind = (having(name, value, 'open', rule) as Record<string, unknown> | undefined)?.[Brand.GUARD];
   if ((kind ?? name) !== name || (value !== undefined && value === budget)) {
     fail(TypeError, name, `${rule}, not the ${kind ?? 'budget'}`, value);
