@@ -4,10 +4,7 @@ import { type Pass, Report, type Settle } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
 import { reportLater } from './report';
 import { fail, withCause } from './validate';
-import { ABORTED, guard, isThenable, TIMED_OUT, Watch } from './wait';
-
-/** The monotonic clock, looked up at call time so that a fake clock installed after import controls it. */
-const now = () => performance.now();
+import { ABORTED, guard, isThenable, now, TIMED_OUT, Watch } from './wait';
 
 /**
  * One attempt's context. Its AbortController is created only if `fn` reads `signal` (it costs microseconds); reading

@@ -111,6 +111,9 @@ export class Watch<C = unknown> {
   }
 }
 
+/** The monotonic clock, looked up at call time so that a fake clock installed after import controls it. */
+export const now = (): number => performance.now();
+
 /** Whether `value` has a `then` method (a promise, or any thenable). Never throws for null or undefined. */
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
@@ -180,7 +183,7 @@ export function guard<T, A>(
       (value) => finish(resolve, value),
       (error: unknown) => finish(reject, error),
     );
-    const pending = () => wait(ms - (performance.now() - (from as number)));
+    const pending = () => wait(ms - (now() - (from as number)));
     // A fake clock (sinon's, so vitest's and Jest's: their setTimeout carries it) is armed at once, so that a
     // synchronous tick right after the call fires the timeout, whether or not it fakes queueMicrotask too. Else an
     // already settled promise has settled the race by the next microtask (its reaction ran first); a pending one waits.
