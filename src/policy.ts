@@ -200,29 +200,30 @@ export interface RetryPolicy<T = unknown> extends Backoff {
 
 /**
  * What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel, axios-retry, got and the
- * API SDKs' maxRetries) write, and ours.
+ * API SDKs' maxRetries) write, and ours; in the order that gzips smallest (only looked up by key), as classify.ts's
+ * lists are.
  */
 const HINTS: Readonly<Record<string, string>> = {
-  retries: 'maxAttempts (retries + 1)',
-  maxRetries: 'maxAttempts (maxRetries + 1)',
-  retryCondition: 'isTransient',
-  retryDelay: 'baseMs',
-  numOfAttempts: 'maxAttempts',
-  onFailedAttempt: 'onFailure or onRetry',
-  minTimeout: 'baseMs',
-  startingDelay: 'baseMs',
-  maxTimeout: 'capMs',
-  maxDelay: 'capMs',
-  timeMultiple: 'factor',
-  maxRetryTime: 'timeoutMs',
   randomize: 'jitter',
+  timeMultiple: 'factor',
+  numOfAttempts: 'maxAttempts',
+  retries: 'maxAttempts (retries + 1)',
+  maxDelay: 'capMs',
+  startingDelay: 'baseMs',
+  maxRetries: 'maxAttempts (maxRetries + 1)',
+  maxTimeout: 'capMs',
+  retryDelay: 'baseMs',
+  minTimeout: 'baseMs',
+  maxRetryTime: 'timeoutMs',
+  retryCondition: 'isTransient',
   forever: 'maxAttempts: Infinity with a timeoutMs',
   retry: 'isTransient',
   shouldRetry: 'isTransient',
+  onFailedAttempt: 'onFailure or onRetry',
 };
 
 /**
- * What the user probably meant by an unknown option: a hint, or a name of `known` (default: `retry()`'s options) at
+ * What the user probably meant by an unknown option: a hint, or a name of `names` (default: `retry()`'s options) at
  * most 2 edits away.
  */
 export function suggest(key: string, names: ReadonlySet<string> = knownOptions()): string | undefined {
