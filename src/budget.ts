@@ -121,17 +121,6 @@ export interface RetryBudget extends Guard {
 }
 
 /**
- * Whether a failure says the dependency is saturated without naming a wait: a throttling answer (see `isThrottled`: a
- * 429, an AWS throttling error, a gRPC RESOURCE_EXHAUSTED) with no Retry-After, or one of 0. A budget reads it as it
- * reads an attempt its timeout cut (queueing), which a fast answer alone does not say; a throttling answer with a wait
- * is the server scheduling the retry, and keeps its own time. Read here, by the budget, from what `retry()` and the
- * simulator report alike (the failure and the server's wait), so that `{ retry }` alone carries none of it.
- */
-export function queueing(failure: unknown, retryAfterMs: number | undefined): boolean {
-  return !((retryAfterMs as number) > 0) && isThrottled(failure);
-}
-
-/**
  * A call's pass through a budget: its first attempt deposits; each counted failure withdraws for the retry that may
  * follow (or refuses it with `'budget'`), and that retry starting spends it for good; the call's end (`RELEASE`) gives
  * back a withdrawal whose retry never started (the call stopped for another reason, an abort, the deadline, onRetry,
@@ -179,9 +168,11 @@ class BudgetPass implements Pass {
         this.#startedAt = Number.NaN;
       }
     } else if (event === Report.FAILURE) {
-      // A throttling answer with no wait says the server is saturated now, however fast: it took as long as a timed-out
-      // attempt, and began now (never overtaken).
-      const throttled = queueing(failure, retryAfterMs);
+      // A throttling answer (see `isThrottled`: a 429, an AWS throttling error, a gRPC RESOURCE_EXHAUSTED) with no wait
+      // (no Retry-After, or one of 0) says the server is saturated now, however fast: it took as long as a timed-out
+      // attempt, and began now (never overtaken). One with a wait is the server scheduling the retry: its own time.
+      // Read here, from what retry() and the simulator report alike, so that { retry } alone carries none of it.
+      const throttled = !((retryAfterMs as number) > 0) && isThrottled(failure);
       const hold = this.#budget.saturated(
         throttled ? Infinity : attemptMs,
         allowedMs,
