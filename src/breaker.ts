@@ -289,7 +289,13 @@ class BreakerPass implements Pass {
     this.#next = next;
   }
 
-  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | number | undefined {
+  settle(
+    event: Settle,
+    failure?: unknown,
+    attemptMs?: number,
+    allowedMs?: number,
+    retryAfterMs?: number,
+  ): StopReason | number | undefined {
     if (event === Report.START) {
       let admitted: CircuitPermit | CircuitOpenError;
       try {
@@ -306,7 +312,7 @@ class BreakerPass implements Pass {
       this.#permit?.end(event);
       if (event === Report.FAILURE && this.#breaker.state !== 'closed') return 'circuit-open';
     }
-    return this.#next?.settle(event, failure, attemptMs, allowedMs);
+    return this.#next?.settle(event, failure, attemptMs, allowedMs, retryAfterMs);
   }
 }
 

@@ -142,7 +142,13 @@ class BudgetPass implements Pass {
     this.#budget = budget;
   }
 
-  settle(event: Settle, failure?: unknown, attemptMs = 0, allowedMs = Infinity): 'budget' | number | undefined {
+  settle(
+    event: Settle,
+    failure?: unknown,
+    attemptMs = 0,
+    allowedMs = Infinity,
+    retryAfterMs?: number,
+  ): 'budget' | number | undefined {
     if (event === Report.START) {
       if (this.#held === undefined) this.#budget.deposit();
       else if (this.#waited) {
@@ -162,9 +168,17 @@ class BudgetPass implements Pass {
         this.#startedAt = Number.NaN;
       }
     } else if (event === Report.FAILURE) {
-      // A throttling answer with no wait says the server is saturated now, however fast: begun now, never overtaken.
-      const throttled = attemptMs === Infinity && isThrottled(failure);
-      const hold = this.#budget.saturated(attemptMs, allowedMs, 1, throttled ? Infinity : this.#startedAt);
+      // A throttling answer (see `isThrottled`: a 429, an AWS throttling error, a gRPC RESOURCE_EXHAUSTED) with no wait
+      // (no Retry-After, or one of 0) says the server is saturated now, however fast: it took as long as a timed-out
+      // attempt, and began now (never overtaken). One with a wait is the server scheduling the retry: its own time.
+      // Read here, from what retry() and the simulator report alike, so that { retry } alone carries none of it.
+      const throttled = !((retryAfterMs as number) > 0) && isThrottled(failure);
+      const hold = this.#budget.saturated(
+        throttled ? Infinity : attemptMs,
+        allowedMs,
+        1,
+        throttled ? Infinity : this.#startedAt,
+      );
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';

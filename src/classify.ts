@@ -2,78 +2,76 @@
 const TRANSIENT_STATUSES = /* @__PURE__ */ new Set([408, 425, 429, 500, 502, 503, 504]);
 
 /**
- * Socket and DNS failures (Node's `code`s) and undici's connection and timeout errors. This list and the two below are
- * in the order that gzips smallest (a Set is only asked what it holds).
+ * Socket and DNS failures (Node's `code`s) and undici's connection and timeout errors. This list, the two below and
+ * AWS_THROTTLING_NAMES are in the order that gzips smallest (a Set is only asked what it holds), found by trying swaps
+ * and keeping those that shrink `{ retry }` (as bench/README.md's "In bytes" says).
  */
 const NETWORK_CODES = /* @__PURE__ */ new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_SOCKET',
-  'ECONNREFUSED',
-  'ECONNABORTED', // also axios's timeout
-  'EHOSTUNREACH',
-  'ENETUNREACH',
   'ERR_NETWORK', // axios, when the request failed without a response (the browser's network error)
-  'ECONNRESET',
+  'UND_ERR_SOCKET',
   'ETIMEDOUT',
-  'EAI_AGAIN',
-  'ENOTFOUND', // a DNS failure: the name may resolve again (the AWS SDK retries it too)
-  'ENETDOWN',
   'EPIPE',
+  'ECONNABORTED', // also axios's timeout
+  'ECONNREFUSED',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EAI_AGAIN',
+  'ENETDOWN',
+  'ENOTFOUND', // a DNS failure: the name may resolve again (the AWS SDK retries it too)
+  'EHOSTUNREACH',
 ]);
 
 /** The messages of the TypeError that `fetch` rejects with on a network failure, runtime by runtime. */
 const FETCH_FAILURES = /* @__PURE__ */ new Set([
-  'Failed to fetch', // Chromium, Deno
+  'fetch failed', // Node (undici)
+  'network error', // Chromium, some paths
   'Load failed', // Safari
   'Network connection lost', // Cloudflare Workers
   'Network request failed', // React Native, whatwg-fetch, cross-fetch
-  'NetworkError when attempting to fetch resource.', // Firefox
   'The Internet connection appears to be offline.', // Safari
-  'fetch failed', // Node (undici)
-  'network error', // Chromium, some paths
+  'NetworkError when attempting to fetch resource.', // Firefox
+  'Failed to fetch', // Chromium, Deno
 ]);
 
 /** Errors that mean a bug or a deliberate stop, not a passing failure. */
 const PERMANENT_NAMES = /* @__PURE__ */ new Set([
-  'AbortError',
-  'TypeError',
   'RangeError',
   'SyntaxError',
-  'ReferenceError',
   'RetryError',
   'CircuitOpenError',
   'CanceledError', // axios: the caller cancelled the request
+  'ReferenceError',
   'CancelError', // got: the caller cancelled the request
+  'TypeError',
+  'AbortError',
 ]);
 
 /**
- * AWS SDK v3 error names that mean throttling or a passing timeout, whatever the status (a throttled DynamoDB call is a
- * 400): THROTTLING_ERROR_CODES and TRANSIENT_ERROR_CODES of @smithy/service-error-classification (src/constants.ts).
- */
-/**
- * AWS SDK v3's throttling error names (smithy's list, shortest first: see NETWORK_CODES): the service says it is
- * saturated, or the caller over quota.
+ * AWS SDK v3's throttling error names, THROTTLING_ERROR_CODES of @smithy/service-error-classification
+ * (src/constants.ts), in the order that gzips smallest (see NETWORK_CODES): the service says it is saturated, or the
+ * caller over quota, whatever the status (a throttled DynamoDB call is a 400).
  */
 const AWS_THROTTLING_NAMES = /* @__PURE__ */ new Set([
-  'SlowDown',
-  'Throttling',
-  'RequestThrottled',
+  'RequestThrottledException',
   'ThrottledException',
   'ThrottlingException',
-  'RequestLimitExceeded',
-  'EC2ThrottledException',
-  'BandwidthLimitExceeded',
-  'LimitExceededException',
   'PriorRequestNotComplete',
+  'Throttling',
+  'SlowDown',
+  'EC2ThrottledException',
   'TooManyRequestsException',
-  'RequestThrottledException',
+  'BandwidthLimitExceeded',
+  'RequestLimitExceeded',
+  'RequestThrottled',
   'TransactionInProgressException',
+  'LimitExceededException',
   'ProvisionedThroughputExceededException',
 ]);
 
-/** AWS SDK v3's timeout error names. */
+/** AWS SDK v3's timeout error names: TRANSIENT_ERROR_CODES of @smithy/service-error-classification. */
 const AWS_TIMEOUT_NAMES = /* @__PURE__ */ new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 
 /**

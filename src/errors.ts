@@ -183,15 +183,10 @@ export function permanent(error: unknown): Error {
   return new PermanentError(error);
 }
 
-/** The error `permanent()` wrapped, if `value` is its wrapper (from either build); else {@link NOT_PERMANENT}. */
-export function unwrapPermanent(value: unknown): unknown {
-  if (!branded(value, Brand.PERMANENT)) return NOT_PERMANENT;
-  try {
-    return (value as PermanentError).error;
-  } catch {
-    return NOT_PERMANENT; // a look-alike whose `error` getter throws is no wrapper
-  }
+/**
+ * Whether `value` is {@link permanent}'s wrapper (from either build), whose `error` is the error it wrapped (`retry()`
+ * reads it, and takes a look-alike whose `error` getter throws for no wrapper).
+ */
+export function isPermanent(value: unknown): value is { readonly error: unknown } {
+  return branded(value, Brand.PERMANENT);
 }
-
-/** What {@link unwrapPermanent} returns for anything but a wrapper (never seen outside herdless: no description). */
-export const NOT_PERMANENT: unique symbol = /* @__PURE__ */ Symbol();

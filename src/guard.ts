@@ -1,4 +1,3 @@
-import { isThrottled } from './classify';
 import type { StopReason } from './errors';
 
 /**
@@ -41,13 +40,23 @@ export type Settle = 0 | 1 | 2 | 3;
 export interface Pass {
   /**
    * @param failure - With `START` of a retry: the failure it follows (the cause of a broken clock's error). With
-   *   `FAILURE`: the failure itself (a budget reads whether a throttling answer with no wait made it `Infinity`).
+   *   `FAILURE`: the failure itself (a budget reads whether it is a throttling answer, see `isThrottled`).
    * @param attemptMs - With `SUCCESS` and `FAILURE`: how long the attempt took, in ms; `Infinity` when its timeout (or the deadline)
    *   abandoned it. What a budget reads to tell a dependency that answers fast from one that queues.
    * @param allowedMs - With `SUCCESS` and `FAILURE`: the time the attempt was allowed (its `attemptTimeoutMs`, or what was left of the
    *   deadline), `Infinity` for no limit.
+   * @param retryAfterMs - With `FAILURE`: the server's wait read from the failure (`retryAfter`), in ms; `undefined`
+   *   for none. A throttling answer that names no wait (none, or 0) says the dependency is saturated however fast it
+   *   came: a budget reads it as queueing (see `isThrottled`). Forward it, with the other arguments, from a
+   *   wrapper's pass (`(...args) => pass.settle(...args)`).
    */
-  settle(event: Settle, failure?: unknown, attemptMs?: number, allowedMs?: number): StopReason | number | undefined;
+  settle(
+    event: Settle,
+    failure?: unknown,
+    attemptMs?: number,
+    allowedMs?: number,
+    retryAfterMs?: number,
+  ): StopReason | number | undefined;
 }
 
 /**
@@ -90,20 +99,4 @@ export interface Guard {
  */
 export enum Brand {
   GUARD = 'herdless.guard',
-}
-
-/**
- * How long a failed attempt took, as a guard reads it: `Infinity` (the dependency is queueing) when its timeout cut it,
- * or when the dependency said it is saturated (a throttling answer, see `isThrottled`: a 429, an AWS throttling error,
- * a gRPC RESOURCE_EXHAUSTED) without naming a wait (no Retry-After, or one of 0), which a fast answer alone does not
- * say. A throttling answer with a wait is the server scheduling the retry, and keeps its own time. Shared by `retry()`
- * and the simulator, so both read an answer alike.
- */
-export function queueingMs(
-  tookMs: number,
-  timedOut: boolean,
-  failure: unknown,
-  retryAfterMs: number | undefined,
-): number {
-  return timedOut || (!((retryAfterMs as number) > 0) && isThrottled(failure)) ? Infinity : tookMs;
 }

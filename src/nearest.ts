@@ -21,8 +21,10 @@ export function nearest(key: string, names: Iterable<string>): string | undefine
  * edits is tried with one edit fewer to spare, so the work is bounded by 3 ** max, whatever the lengths.
  */
 function distance(a: string, b: string, max = 2): number {
-  if (!a || !b) return a.length + b.length;
   const [a1, b1] = [a.slice(1), b.slice(1)];
-  if (a[0] === b[0]) return distance(a1, b1, max);
-  return 1 + (max && Math.min(distance(a1, b, max - 1), distance(a, b1, max - 1), distance(a1, b1, max - 1)));
+  return !a || !b
+    ? a.length + b.length
+    : a[0] === b[0]
+      ? distance(a1, b1, max)
+      : 1 + (max && Math.min(distance(a1, b, max - 1), distance(a, b1, max - 1), distance(a1, b1, max - 1)));
 }

@@ -1,7 +1,7 @@
 import type { CircuitBreaker } from './breaker';
 import type { RetryBudget } from './budget';
 import { isTransient } from './classify';
-import { type Backoff, type BackoffOptions, backoffDefaults, type Jitter, normalizeBackoff } from './delay';
+import { type Backoff, type BackoffOptions, type Jitter, normalizeBackoff } from './delay';
 import type { StopReason } from './errors';
 import { Brand } from './guard';
 import { nearest } from './nearest';
@@ -200,42 +200,43 @@ export interface RetryPolicy<T = unknown> extends Backoff {
 
 /**
  * What users of other retry libraries (p-retry, async-retry, exponential-backoff, cockatiel, axios-retry, got and the
- * API SDKs' maxRetries) write, and ours.
+ * API SDKs' maxRetries) write, and ours; in the order that gzips smallest (only looked up by key), as classify.ts's
+ * lists are.
  */
 const HINTS: Readonly<Record<string, string>> = {
-  retries: 'maxAttempts (retries + 1)',
-  maxRetries: 'maxAttempts (maxRetries + 1)',
-  retryCondition: 'isTransient',
-  retryDelay: 'baseMs',
-  numOfAttempts: 'maxAttempts',
-  onFailedAttempt: 'onFailure or onRetry',
-  minTimeout: 'baseMs',
-  startingDelay: 'baseMs',
-  maxTimeout: 'capMs',
-  maxDelay: 'capMs',
-  timeMultiple: 'factor',
-  maxRetryTime: 'timeoutMs',
   randomize: 'jitter',
+  timeMultiple: 'factor',
+  numOfAttempts: 'maxAttempts',
+  retries: 'maxAttempts (retries + 1)',
+  maxDelay: 'capMs',
+  startingDelay: 'baseMs',
+  maxRetries: 'maxAttempts (maxRetries + 1)',
+  maxTimeout: 'capMs',
+  retryDelay: 'baseMs',
+  minTimeout: 'baseMs',
+  maxRetryTime: 'timeoutMs',
+  retryCondition: 'isTransient',
   forever: 'maxAttempts: Infinity with a timeoutMs',
   retry: 'isTransient',
   shouldRetry: 'isTransient',
+  onFailedAttempt: 'onFailure or onRetry',
 };
 
 /**
- * What the user probably meant by an unknown option: a hint, or a name of `known` (default: `retry()`'s options) at
+ * What the user probably meant by an unknown option: a hint, or a name of `names` (default: `retry()`'s options) at
  * most 2 edits away.
  */
-export function suggest(key: string, known: ReadonlySet<string> = KNOWN): string | undefined {
-  return Object.hasOwn(HINTS, key) ? HINTS[key] : nearest(key, known);
+export function suggest(key: string, names: ReadonlySet<string> = knownOptions()): string | undefined {
+  return Object.hasOwn(HINTS, key) ? HINTS[key] : nearest(key, names);
 }
 
 /**
  * A validated policy. A class so that `retry()` tells one from a plain options object with a cheap `instanceof` and
  * skips the checks. Per-call options (`retry(fn, { maxAttempts: 3 })`) are checked on every call, so this is on the
- * hot path: the constructor only stores the defaults, small enough for V8 to inline the allocation into `retry()`,
- * and {@link validate} overwrites them with the options given (and always sets `budget` and `breaker` last, so every
- * policy still has the one shape). (Validation inside the constructor made a per-call
- * policy cost a fifth more: callgrind, Node 20.) {@link createPolicy} freezes it; a per-call one never leaves
+ * hot path: the constructor does nothing, and {@link validate} sets every field, the option given or its default, in
+ * one order (that of {@link known}), so that every policy has the one shape. (Validation inside the constructor made a
+ * per-call policy cost a fifth more: callgrind, Node 20. Defaults stored by the constructor, then overwritten, cost
+ * `{ retry }` 22 B gzipped, for the same speed.) {@link createPolicy} freezes it; a per-call one never leaves
  * `retry()`, so it is not frozen.
  */
 class Policy<T> implements RetryPolicy<T> {
@@ -258,56 +259,46 @@ class Policy<T> implements RetryPolicy<T> {
   declare unref: boolean;
   declare budget: RetryBudget | undefined;
   declare breaker: CircuitBreaker | undefined;
-
-  constructor() {
-    backoffDefaults(this);
-    this.maxAttempts = 3;
-    this.timeoutMs = Infinity;
-    this.attemptTimeoutMs = Infinity;
-    this.signal = undefined;
-    this.isTransient = isTransient;
-    this.shouldRetryResult = undefined;
-    this.maxRetryAfterMs = 60_000;
-    this.onRetry = undefined;
-    this.onFailure = undefined;
-    this.onSettle = undefined;
-    this.retryAfter = readRetryAfter;
-    this.unref = false;
-    this.budget = undefined;
-    this.breaker = undefined;
-  }
 }
 
-/** The options `retry()` knows, a policy's fields (in the order they are set): every other key is an error that names it. */
-export const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set(
-  /* @__PURE__ */ Object.keys(/* @__PURE__ */ new Policy()),
-);
+/**
+ * The options `retry()` knows: a policy's fields, in the order {@link validate} sets them (every policy has them all);
+ * every other key is an error that names it. Read off the first policy validated: no list of them to keep in step.
+ */
+let known: ReadonlySet<string> | undefined;
+
+/** The options `retry()` knows (see {@link known}), read off the default policy if none was validated yet. */
+export function knownOptions(): ReadonlySet<string> {
+  if (!known) toPolicy(undefined);
+  return known as ReadonlySet<string>;
+}
 
 /** `retry()`'s options checked (a TypeError or RangeError naming the first bad one) into a new {@link Policy}. */
 function validate<T>(options: RetryOptions<T>): Policy<T> {
   const p = normalizeBackoff(options, new Policy<T>());
-  const { signal, maxAttempts, timeoutMs, attemptTimeoutMs, maxRetryAfterMs, unref } = options;
-  if (timeoutMs !== undefined) p.timeoutMs = positive('timeoutMs', timeoutMs);
-  if (maxAttempts !== undefined) p.maxAttempts = maxAttempts;
+  const { signal, maxAttempts, unref } = options;
+  p.maxAttempts = maxAttempts === undefined ? 3 : maxAttempts;
+  p.timeoutMs = positive('timeoutMs', options.timeoutMs, Infinity);
   if (
     !((Number.isInteger(p.maxAttempts) && p.maxAttempts >= 1) || (p.maxAttempts === Infinity && p.timeoutMs < Infinity))
   ) {
     notNumber('maxAttempts', maxAttempts, 'an integer >= 1, or Infinity with a finite timeoutMs');
   }
-  if (attemptTimeoutMs !== undefined) p.attemptTimeoutMs = positive('attemptTimeoutMs', attemptTimeoutMs);
+  p.attemptTimeoutMs = positive('attemptTimeoutMs', options.attemptTimeoutMs, Infinity);
   p.signal = having('signal', signal, 'addEventListener', 'an AbortSignal');
   p.isTransient = optionalFn('isTransient', options.isTransient) ?? isTransient; // never null: that throws
   p.shouldRetryResult = optionalFn('shouldRetryResult', options.shouldRetryResult);
-  if (maxRetryAfterMs !== undefined) p.maxRetryAfterMs = positive('maxRetryAfterMs', maxRetryAfterMs);
+  p.maxRetryAfterMs = positive('maxRetryAfterMs', options.maxRetryAfterMs, 60_000);
   p.onRetry = optionalFn('onRetry', options.onRetry);
   p.onFailure = optionalFn('onFailure', options.onFailure);
   p.onSettle = optionalFn('onSettle', options.onSettle);
   p.retryAfter = optionalFn('retryAfter', options.retryAfter) ?? readRetryAfter;
-  if (unref !== undefined) p.unref = typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
-  // Set last, whether given or not, so that every policy has the one shape. Told by their Guard's `open`.
-  p.budget = guardOption('budget', options.budget, 'a RetryBudget (createRetryBudget())', undefined);
+  p.unref =
+    unref === undefined ? false : typeof unref === 'boolean' ? unref : fail(TypeError, 'unref', 'a boolean', unref);
+  p.budget = guardOption('budget', options.budget, 'a RetryBudget (createRetryBudget())');
   p.breaker = guardOption('breaker', options.breaker, 'a CircuitBreaker (createCircuitBreaker())', p.budget);
-  onlyKnown(options, KNOWN, '', suggest); // called with the key alone: suggest's known names are retry()'s
+  known ??= new Set(Object.keys(p));
+  onlyKnown(options, known, '', suggest); // called with the key alone: suggest's known names are retry()'s
   return p;
 }
 
@@ -316,7 +307,7 @@ function validate<T>(options: RetryOptions<T>): Policy<T> {
  * the {@link Brand.GUARD} brand that herdless's own budget and breaker carry, nor the object given as the other option (the
  * `budget`, for the `breaker`): either would be settled twice an event, or not asked at all.
  */
-function guardOption<V>(name: 'budget' | 'breaker', value: V, rule: string, budget: unknown): V {
+function guardOption<V>(name: 'budget' | 'breaker', value: V, rule: string, budget?: unknown): V {
   const kind = (having(name, value, 'open', rule) as Record<string, unknown> | undefined)?.[Brand.GUARD];
   if ((kind ?? name) !== name || (value !== undefined && value === budget)) {
     fail(TypeError, name, `${rule}, not the ${kind ?? 'budget'}`, value);

@@ -1,13 +1,10 @@
 import { type Decision, decide } from './decide';
-import { keep, NOT_PERMANENT, RetryError, type StopReason, unwrapPermanent } from './errors';
-import { type Pass, queueingMs, Report, type Settle } from './guard';
+import { isPermanent, keep, RetryError, type StopReason } from './errors';
+import { type Pass, Report, type Settle } from './guard';
 import { type RetryContext, type RetryOptions, type RetryPolicy, type SettleEvent, toPolicy } from './policy';
 import { reportLater } from './report';
 import { fail, withCause } from './validate';
-import { ABORTED, guard, isThenable, TIMED_OUT, Watch } from './wait';
-
-/** The monotonic clock, looked up at call time so that a fake clock installed after import controls it. */
-const now = () => performance.now();
+import { ABORTED, guard, isThenable, now, TIMED_OUT, Watch } from './wait';
 
 /**
  * One attempt's context. Its AbortController is created only if `fn` reads `signal` (it costs microseconds); reading
@@ -23,7 +20,7 @@ class Attempt implements RetryContext {
   declare readonly elapsedMs: number;
 
   // Declared fields, assigned here: no class field declarations to ship (parameter properties emit both).
-  constructor(attempt: number, elapsedMs: number, watch: Watch<Attempt> | undefined) {
+  constructor(attempt: number, elapsedMs: number, watch?: Watch<Attempt>) {
     this.attempt = attempt;
     this.elapsedMs = elapsedMs;
     this.#watch = watch;
@@ -110,17 +107,17 @@ export function retry<T>(fn: (context: RetryContext) => T | PromiseLike<T>, poli
       p.shouldRetryResult ||
       p.budget ||
       p.breaker ||
-      p.timeoutMs !== Infinity ||
-      p.attemptTimeoutMs !== Infinity
+      p.attemptTimeoutMs < Infinity ||
+      p.timeoutMs < Infinity
     ) {
-      return loop(fn, p, start, false, undefined);
+      return loop(fn, p, start, false);
     }
   } catch (error) {
     return rejected(error); // never a synchronous throw, whatever a policy's getter does
   }
   let result: T | PromiseLike<T>;
   try {
-    result = fn(new Attempt(1, 0, undefined));
+    result = fn(new Attempt(1, 0));
   } catch (error) {
     return loop(fn, p, start, true, error); // a synchronous throw: the loop's promise is the call's, no tick added
   }
@@ -176,11 +173,17 @@ async function loop<T>(
   p: RetryPolicy<T>,
   start: number,
   handed: boolean,
-  failure: unknown,
+  failure?: unknown,
 ): Promise<T> {
   const { signal, timeoutMs, attemptTimeoutMs } = p;
   const watch = signal && new Watch(signal, Attempt.stop);
   const guarded = !!watch || attemptTimeoutMs < Infinity || timeoutMs < Infinity;
+  // A callback's promise, awaited within the call's deadline and its caller's abort.
+  const bounded = <R>(result: PromiseLike<R>): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> => {
+    if (!watch && timeoutMs === Infinity) return result;
+    if (watch?.signal.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
+    return guard(timeoutMs, watch, p.unref, (value) => value, result, start);
+  };
   let errors: unknown[] | undefined;
   let previousBackoffMs: number | undefined;
   let retryAfterMs: number | undefined;
@@ -235,7 +238,7 @@ async function loop<T>(
         // How long the attempt itself took, before any hook of the caller's ran: what a budget reads.
         if (pass) tookMs = now() - start - fromMs;
       }
-      if (outcome === ABORTED) throw (signal as AbortSignal).reason;
+      if (outcome === ABORTED) break; // the caller's abort: rejected with below, after the loop
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
       const timedOut = outcome === TIMED_OUT;
       let byDeadline = timedOut && timeoutMs - startedMs <= attemptTimeoutMs;
@@ -250,15 +253,18 @@ async function loop<T>(
         Attempt.stop(context as Attempt, outcome);
         failed = true;
       } else if (failed) {
-        const unwrapped = unwrapPermanent(outcome);
-        if (unwrapped !== NOT_PERMANENT) {
-          outcome = unwrapped;
-          stopNow = true;
+        if (isPermanent(outcome)) {
+          try {
+            outcome = outcome.error;
+            stopNow = true;
+          } catch {
+            // a look-alike whose `error` getter throws is no wrapper: an error like any other
+          }
         }
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
-        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (signal?.aborted) throw signal.reason; // (a guard resolves ABORTED only once the signal has aborted)
+        if (isThenable(verdict)) verdict = await bounded(verdict);
+        if (signal?.aborted) break; // (a guard resolves ABORTED only once the signal has aborted)
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
@@ -275,15 +281,15 @@ async function loop<T>(
         let done: unknown = p.onFailure(
           Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
         );
-        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (signal?.aborted) throw signal.reason;
+        if (isThenable(done)) done = await bounded(done);
+        if (signal?.aborted) break;
         if (done === TIMED_OUT) byDeadline = true;
       }
-      if (stopNow) throw signal?.aborted ? signal.reason : outcome;
+      if (stopNow) throw outcome; // (an abort since then wins all the same, after the loop)
       if (failed && !timedOut && !byDeadline) {
         let verdict: unknown = p.isTransient(outcome, attempt);
-        if (isThenable(verdict)) verdict = await bounded(verdict, watch, start, timeoutMs, p.unref);
-        if (signal?.aborted) throw signal.reason;
+        if (isThenable(verdict)) verdict = await bounded(verdict);
+        if (signal?.aborted) break;
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
@@ -299,12 +305,19 @@ async function loop<T>(
         // A transient error, a retried result, or an attempt its timeout or the deadline abandoned counts against the
         // dependency (one that hangs is the breaker's first case); not a callback still running at the deadline,
         // which says nothing of it (the finally releases it, as for a permanent error or an abort).
-        // With how long the attempt took of the time it had: what tells a budget the dependency is queueing.
-        // The server's wait first (a throttling answer without one reads as queueing), but a reader that throws is
+        // With how long the attempt took of the time it had, and the server's wait: what tells a budget the dependency
+        // is queueing (a throttling answer without a wait too). The server's wait first, but a reader that throws is
         // thrown only once the failure is counted: a broken hook must not blind the breaker to a failing dependency.
         let unread: [unknown] | undefined;
         try {
-          if (!byDeadline) retryAfterMs = timedOut ? undefined : hint(p.retryAfter(outcome));
+          if (!byDeadline) {
+            const ms: unknown = timedOut ? undefined : p.retryAfter(outcome);
+            // The reader's answer, checked: a number >= 0 (Infinity allowed) or undefined.
+            retryAfterMs =
+              ms === undefined || (typeof ms === 'number' && ms >= 0)
+                ? ms
+                : fail(RangeError, 'retryAfter()', 'a number >= 0 or undefined', ms);
+          }
         } catch (error) {
           unread = [error];
         }
@@ -316,8 +329,9 @@ async function loop<T>(
           const verdict = pass?.settle(
             Report.FAILURE,
             outcome,
-            queueingMs(tookMs, timedOut && !cut, outcome, retryAfterMs),
+            timedOut && !cut ? Infinity : tookMs,
             judgedMs,
+            retryAfterMs,
           );
           if (typeof verdict === 'number') held = verdict;
           else reason = verdict;
@@ -336,8 +350,8 @@ async function loop<T>(
       previousBackoffMs = decision.backoffMs;
       if (p.onRetry) {
         let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
-        if (isThenable(done)) done = await bounded(done, watch, start, timeoutMs, p.unref);
-        if (signal?.aborted) throw signal.reason;
+        if (isThenable(done)) done = await bounded(done);
+        if (signal?.aborted) break;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
           break;
@@ -352,7 +366,7 @@ async function loop<T>(
         spins = 0;
         sleep = true;
       }
-      if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) throw (signal as AbortSignal).reason;
+      if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) break;
     }
   } catch (error) {
     threw = true; // rejected with below, after the finally
@@ -366,7 +380,7 @@ async function loop<T>(
 
   // An abort wins over what a callback, random, the breaker or the budget threw after it, and over the outcome, from
   // inside a hook that ran after the last check too (retryAfter, random, a budget's or breaker's clock or
-  // onStateChange, a success's included).
+  // onStateChange, a success's included). The loop's own checks for an abort just break out of it, to here.
   const elapsedMs = now() - start;
   if (signal?.aborted) {
     threw = true;
@@ -380,16 +394,17 @@ async function loop<T>(
       errors: errors as unknown[],
       attempts: attempt,
       elapsedMs,
-      detail:
-        reason === 'attempts'
-          ? `maxAttempts ${p.maxAttempts}`
-          : reason === 'timeout'
-            ? `timeoutMs ${timeoutMs}`
-            : reason !== 'retry-after'
-              ? undefined
-              : retryAfterMs === Infinity
-                ? 'the server said not to retry'
-                : `Retry-After ${Math.ceil(retryAfterMs as number)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`, // ceil: for display only
+      // What the stop's rule was: for a budget or a breaker, its reason says it.
+      detail: (
+        {
+          attempts: `maxAttempts ${p.maxAttempts}`,
+          timeout: `timeoutMs ${timeoutMs}`,
+          'retry-after':
+            retryAfterMs === Infinity
+              ? 'the server said not to retry'
+              : `Retry-After ${Math.ceil(retryAfterMs as number)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`, // ceil: for display only
+        } as Partial<Record<StopReason, string>>
+      )[reason as StopReason],
     });
   }
   if (p.onSettle)
@@ -418,23 +433,4 @@ enum Spins {
    */
   MAX_MS = 4,
   MIN = 16,
-}
-
-/** A callback's promise, awaited within the call's deadline and its caller's abort. */
-function bounded<R>(
-  result: PromiseLike<R>,
-  watch: Watch<Attempt> | undefined,
-  start: number,
-  timeoutMs: number,
-  unref: boolean,
-): PromiseLike<R | typeof TIMED_OUT | typeof ABORTED> {
-  if (!watch && timeoutMs === Infinity) return result;
-  if (watch?.signal.aborted) Promise.resolve(result).catch(() => {}); // not raced: its rejection is lost quietly all the same
-  return guard(timeoutMs, watch, unref, (value) => value, result, start);
-}
-
-/** A `retryAfter` reader's answer, checked: a number >= 0 (Infinity allowed) or undefined. */
-function hint(ms: unknown): number | undefined {
-  if (ms === undefined || (typeof ms === 'number' && ms >= 0)) return ms;
-  return fail(RangeError, 'retryAfter()', 'a number >= 0 or undefined', ms);
 }

@@ -20,11 +20,6 @@ export function safeString(value: unknown): string {
   }
 }
 
-/** Renders a bad value for an error message: strings quoted, everything else as `String()` would. Never throws. */
-function show(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : Object.is(value, -0) ? '-0' : safeString(value);
-}
-
 /** The errors this module made: the retry loop may attach the failure it was handling as their `cause`. */
 const own = /* @__PURE__ */ new WeakSet<object>();
 
@@ -68,7 +63,10 @@ export function unreadable(what: string, options: unknown, error: unknown): neve
 
 /** Throws `Kind` (TypeError for a wrong type, RangeError for a wrong value) naming the option and the rule. */
 export function fail(Kind: ErrorConstructor, name: string, rule: string, value: unknown): never {
-  const error = new Kind(`herdless: ${name} must be ${rule}, got ${show(value)}`);
+  // The bad value: a string quoted, everything else as `String()` would render it (never throwing, see safeString).
+  const error = new Kind(
+    `herdless: ${name} must be ${rule}, got ${typeof value === 'string' ? `'${value}'` : Object.is(value, -0) ? '-0' : safeString(value)}`,
+  );
   own.add(error);
   throw error;
 }
@@ -100,8 +98,12 @@ export function finite(name: string, value: unknown, min: number, rule?: string)
     : notNumber(name, value, rule ?? `a finite number >= ${min}`);
 }
 
-/** Returns `value` if it is a number > 0 (Infinity allowed), else throws as {@link num} does. */
-export function positive(name: string, value: unknown): number {
+/**
+ * Returns `value` if it is a number > 0 (Infinity allowed), `fallback` if it is undefined (the option not given),
+ * else throws as {@link num} does.
+ */
+export function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
   return typeof value === 'number' && value > 0 ? value : notNumber(name, value, 'a number > 0, or Infinity for none');
 }
 

@@ -1,6 +1,6 @@
 /**
  * What {@link guard} resolves with when its time ran out. Like {@link ABORTED}, never seen outside herdless: no
- * description (18 B of `{ retry }` gzipped, for these two and errors.ts's NOT_PERMANENT).
+ * description (18 B of `{ retry }` gzipped, for these two and errors.ts's NOT_PERMANENT, since gone).
  */
 export const TIMED_OUT: unique symbol = /* @__PURE__ */ Symbol();
 /** What {@link guard} resolves with when the caller's signal aborted. */
@@ -111,6 +111,9 @@ export class Watch<C = unknown> {
   }
 }
 
+/** The monotonic clock, looked up at call time so that a fake clock installed after import controls it. */
+export const now = (): number => performance.now();
+
 /** Whether `value` has a `then` method (a promise, or any thenable). Never throws for null or undefined. */
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
@@ -121,8 +124,8 @@ const SETTLED = /* @__PURE__ */ Promise.resolve();
 /**
  * Runs `work(arg)` (or, with `work` undefined, nothing: a cancellable sleep) until `ms` after `from`, or until
  * `watch`'s signal aborts, whichever comes first; then clears its timer. `from` (a `performance.now()` reading taken
- * before `work` is called, so that its synchronous part counts; default: read just before) lets the caller reuse a
- * reading it has. Work that returns a value, or a promise that is already settled, is never waited for: the timer
+ * before `work` is called, so that its synchronous part counts; given with `work`) lets the caller reuse a reading
+ * it has. Work that returns a value, or a promise that is already settled, is never waited for: the timer
  * is armed and the signal listened to only a microtask after `work` returned, if it is still pending then (under a
  * fake clock, at once: a test that ticks synchronously right after the call expects the timeout to fire). Resolves
  * with the work's value, {@link TIMED_OUT} or {@link ABORTED}; rejects only with the work's own error (a synchronous
@@ -169,7 +172,6 @@ export function guard<T, A>(
       }
     };
     if (work === undefined) return wait(ms);
-    const since = from ?? performance.now();
     let result: T | PromiseLike<T>;
     try {
       result = work(arg as A);
@@ -181,7 +183,7 @@ export function guard<T, A>(
       (value) => finish(resolve, value),
       (error: unknown) => finish(reject, error),
     );
-    const pending = () => wait(ms - (performance.now() - since));
+    const pending = () => wait(ms - (now() - (from as number)));
     // A fake clock (sinon's, so vitest's and Jest's: their setTimeout carries it) is armed at once, so that a
     // synchronous tick right after the call fires the timeout, whether or not it fakes queueMicrotask too. Else an
     // already settled promise has settled the race by the next microtask (its reaction ran first); a pending one waits.

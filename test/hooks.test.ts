@@ -260,7 +260,8 @@ describe('permanent(error)', () => {
         throw other.permanent(err);
       }),
     ).rejects.toBe(err);
-    expect(other.unwrapPermanent(permanent(err))).toBe(err); // and this copy's wrapper by the other one
+    expect(other.isPermanent(permanent(err))).toBe(true); // and this copy's wrapper by the other one
+    expect(other.isPermanent(err)).toBe(false);
   });
 
   it('nested: the inner retry rejects with the error, the outer one classifies it as usual', async () => {

@@ -9,6 +9,7 @@ import {
   type RetryEvent,
   retry,
 } from '../src/index';
+import { knownOptions } from '../src/policy';
 import { draws, seeded, settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -1062,6 +1063,40 @@ describe('retry: options', () => {
     await expect(result).rejects.toThrow(message);
     expect(fn).not.toHaveBeenCalled();
     expect(() => createPolicy(options as never)).toThrow(message);
+  });
+
+  it("a policy's fields are the known options, in their order, whether given or not (one shape)", () => {
+    const known = [...knownOptions()];
+    expect(known).toEqual([
+      'jitter',
+      'baseMs',
+      'capMs',
+      'factor',
+      'random',
+      'maxAttempts',
+      'timeoutMs',
+      'attemptTimeoutMs',
+      'signal',
+      'isTransient',
+      'shouldRetryResult',
+      'maxRetryAfterMs',
+      'onRetry',
+      'onFailure',
+      'onSettle',
+      'retryAfter',
+      'unref',
+      'budget',
+      'breaker',
+    ]);
+    expect(Object.keys(createPolicy())).toEqual(known);
+    const given = { breaker: undefined, unref: true, onSettle: () => {}, timeoutMs: 5, maxAttempts: 2, jitter: 'none' };
+    expect(Object.keys(createPolicy(given as never))).toEqual(known);
+  });
+
+  it('the known options are there before any policy was validated (a fresh copy of the module)', async () => {
+    vi.resetModules();
+    const fresh = await import('../src/policy');
+    expect([...fresh.knownOptions()]).toEqual([...knownOptions()]);
   });
 
   it('inherited keys are read as options but never named as unknown; an own unknown key still is', async () => {

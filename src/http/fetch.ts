@@ -2,7 +2,7 @@ import { keep, RetryError, type StopReason } from '../errors';
 import {
   createPolicy,
   type FailureEvent,
-  KNOWN,
+  knownOptions,
   type RetryContext,
   type RetryEvent,
   type RetryOptions,
@@ -272,7 +272,7 @@ export function retryingFetch(options: RetryingFetchOptions = {}): Fetch {
   }
   // Its own options named among the known ones, and suggested for a near miss (`method`: did you mean methods?);
   // not shouldRetryResult, which it refuses (checked above: left undefined, as a createPolicy() gives it, it passes).
-  const known = new Set([...OWN_OPTIONS, ...KNOWN]);
+  const known = new Set([...OWN_OPTIONS, ...knownOptions()]);
   known.delete('shouldRetryResult');
   const { shouldRetryResult: _, ...named } = retryOptions;
   onlyKnown({ ...named, fetch, methods, statuses, idempotencyKey, attemptHeader }, known, 'retryingFetch', (key) =>

@@ -1,7 +1,7 @@
 import { CircuitOpenError } from '../breaker';
 import { type Decision, decide } from '../decide';
 import type { StopReason } from '../errors';
-import { type Guard, type Pass, queueingMs, Report } from '../guard';
+import { type Guard, type Pass, Report } from '../guard';
 import type { RetryPolicy } from '../policy';
 
 /** The passes of a ClientRetries whose policies have no budget and no breaker: none. */
@@ -126,12 +126,7 @@ export class ClientRetries {
     failure?: unknown,
   ): Decision {
     const verdict = this.#guarded
-      ? this.#passes[client]?.settle(
-          Report.FAILURE,
-          failure,
-          queueingMs(attemptMs, false, failure, retryAfterMs),
-          allowedMs,
-        )
+      ? this.#passes[client]?.settle(Report.FAILURE, failure, attemptMs, allowedMs, retryAfterMs)
       : undefined;
     // The budget may hold the retry (the dependency is down): a wait it names, which decide() takes as a server's.
     const refusal = typeof verdict === 'number' ? undefined : verdict;
