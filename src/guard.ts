@@ -48,7 +48,8 @@ export interface Pass {
    * @param retryAfterMs - With `FAILURE`: the server's wait read from the failure (`retryAfter`), in ms; `undefined`
    *   for none. A throttling answer that names no wait (none, or 0) says the dependency is saturated however fast it
    *   came: a budget reads it as queueing (see `isThrottled`). Forward it, with the other arguments, from a
-   *   wrapper's pass (`(...args) => pass.settle(...args)`).
+   *   wrapper's pass (`(...args) => pass.settle(...args)`): a wrapper that names only the first four drops it, and a
+   *   429 that names a wait then reads as one that names none (refused while the budget counts it as queueing).
    */
   settle(
     event: Settle,

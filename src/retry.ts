@@ -238,7 +238,9 @@ async function loop<T>(
         // How long the attempt itself took, before any hook of the caller's ran: what a budget reads.
         if (pass) tookMs = now() - start - fromMs;
       }
-      if (outcome === ABORTED) break; // the caller's abort: rejected with below, after the loop
+      // The caller's abort: rejected with below, after the loop; thrown as ABORTED, so that a signal-like object whose
+      // `aborted` reads false again by then (review) still ends the call with its reason, never as a success.
+      if (outcome === ABORTED) throw outcome;
       // Abandoned: by the deadline (give up) or by its own timeout (a transient failure, never classified).
       const timedOut = outcome === TIMED_OUT;
       let byDeadline = timedOut && timeoutMs - startedMs <= attemptTimeoutMs;
@@ -264,7 +266,7 @@ async function loop<T>(
       } else {
         let verdict: unknown = p.shouldRetryResult?.(outcome as T, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict);
-        if (signal?.aborted) break; // (a guard resolves ABORTED only once the signal has aborted)
+        if (signal?.aborted) throw ABORTED; // (a guard resolves ABORTED only once the signal has aborted)
         byDeadline = verdict === TIMED_OUT; // the callback was still running at the deadline
         if (!byDeadline && !verdict) {
           last = outcome; // a success: returned after the loop, once the breaker has counted it
@@ -282,14 +284,14 @@ async function loop<T>(
           Object.freeze({ attempt, error, value, attemptsLeft, elapsedMs: now() - start }),
         );
         if (isThenable(done)) done = await bounded(done);
-        if (signal?.aborted) break;
+        if (signal?.aborted) throw ABORTED;
         if (done === TIMED_OUT) byDeadline = true;
       }
       if (stopNow) throw outcome; // (an abort since then wins all the same, after the loop)
       if (failed && !timedOut && !byDeadline) {
         let verdict: unknown = p.isTransient(outcome, attempt);
         if (isThenable(verdict)) verdict = await bounded(verdict);
-        if (signal?.aborted) break;
+        if (signal?.aborted) throw ABORTED;
         byDeadline = verdict === TIMED_OUT;
         if (!byDeadline && !verdict) throw outcome;
       }
@@ -351,7 +353,7 @@ async function loop<T>(
       if (p.onRetry) {
         let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
         if (isThenable(done)) done = await bounded(done);
-        if (signal?.aborted) break;
+        if (signal?.aborted) throw ABORTED;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
           reason = 'timeout'; // onRetry took so long that the sleep would now cross the deadline
           break;
@@ -366,7 +368,7 @@ async function loop<T>(
         spins = 0;
         sleep = true;
       }
-      if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) break;
+      if (sleep && (await guard(delayMs, watch, p.unref)) === ABORTED) throw ABORTED;
     }
   } catch (error) {
     threw = true; // rejected with below, after the finally
@@ -382,9 +384,9 @@ async function loop<T>(
   // inside a hook that ran after the last check too (retryAfter, random, a budget's or breaker's clock or
   // onStateChange, a success's included). The loop's own checks for an abort just break out of it, to here.
   const elapsedMs = now() - start;
-  if (signal?.aborted) {
+  if (last === ABORTED || signal?.aborted) {
     threw = true;
-    last = signal.reason;
+    last = (signal as AbortSignal).reason;
   }
   if (threw) reason = undefined;
   else if (lastFailed) {
@@ -394,17 +396,17 @@ async function loop<T>(
       errors: errors as unknown[],
       attempts: attempt,
       elapsedMs,
-      // What the stop's rule was: for a budget or a breaker, its reason says it.
-      detail: (
-        {
-          attempts: `maxAttempts ${p.maxAttempts}`,
-          timeout: `timeoutMs ${timeoutMs}`,
-          'retry-after':
-            retryAfterMs === Infinity
-              ? 'the server said not to retry'
-              : `Retry-After ${Math.ceil(retryAfterMs as number)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}`, // ceil: for display only
-        } as Partial<Record<StopReason, string>>
-      )[reason as StopReason],
+      // What the stop's rule was: for a budget or a breaker (or a guard of the caller's), its reason says it.
+      detail:
+        reason === 'attempts'
+          ? `maxAttempts ${p.maxAttempts}`
+          : reason === 'timeout'
+            ? `timeoutMs ${timeoutMs}`
+            : reason === 'retry-after'
+              ? retryAfterMs === Infinity
+                ? 'the server said not to retry'
+                : `Retry-After ${Math.ceil(retryAfterMs as number)} ms > maxRetryAfterMs ${p.maxRetryAfterMs}` // ceil: for display only
+              : reason, // a budget's, a breaker's or a guard's of the caller's: its reason alone says it
     });
   }
   if (p.onSettle)
