@@ -351,7 +351,7 @@ async function loop<T>(
       const { delayMs } = decision;
       previousBackoffMs = decision.backoffMs;
       if (p.onRetry) {
-        let done: unknown = p.onRetry(Object.freeze({ attempt, attemptsLeft, error, value, delayMs, elapsedMs }));
+        let done: unknown = p.onRetry(Object.freeze({ attempt, error, value, attemptsLeft, delayMs, elapsedMs }));
         if (isThenable(done)) done = await bounded(done);
         if (signal?.aborted) throw ABORTED;
         if (done === TIMED_OUT || now() - start + delayMs >= timeoutMs) {
