@@ -382,7 +382,7 @@ async function loop<T>(
 
   // An abort wins over what a callback, random, the breaker or the budget threw after it, and over the outcome, from
   // inside a hook that ran after the last check too (retryAfter, random, a budget's or breaker's clock or
-  // onStateChange, a success's included). The loop's own checks for an abort just break out of it, to here.
+  // onStateChange, a success's included). The loop's own checks for an abort throw ABORTED, which lands here.
   const elapsedMs = now() - start;
   if (last === ABORTED || signal?.aborted) {
     threw = true;

@@ -1,5 +1,6 @@
 import FakeTimers, { type Clock as InstalledClock } from '@sinonjs/fake-timers';
 import { afterEach, beforeEach } from 'vitest';
+import type { Pass, RetryBudget } from '../src/index';
 
 /** A `random` that returns the given draws in order, then throws: a test sees exactly how many draws were made. */
 export function draws(...values: number[]): () => number {
@@ -81,4 +82,30 @@ export async function stray(body: () => Promise<void>): Promise<unknown[]> {
     process.off('uncaughtException', note);
   }
   return seen;
+}
+
+/**
+ * A budget that delegates to `real`, as a user's wrapper of the Guard example does: its passes forward every argument
+ * of `settle` (`(...args) => pass.settle(...args)`) and hand each answer to `seen` first.
+ */
+export function delegating(
+  real: RetryBudget,
+  seen: (stop: ReturnType<Pass['settle']>) => void = () => {},
+): RetryBudget {
+  return {
+    deposit: () => real.deposit(),
+    tryWithdraw: () => real.tryWithdraw(),
+    available: () => real.available(),
+    reset: () => real.reset(),
+    open(next) {
+      const pass = real.open(next);
+      return {
+        settle: (...args) => {
+          const stop = pass.settle(...args);
+          seen(stop);
+          return stop;
+        },
+      };
+    },
+  };
 }

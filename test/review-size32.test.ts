@@ -1,7 +1,7 @@
 // What an adversarial review of issue 31's size work (b5e0e0d) found, each as a test that failed on that build.
 import { describe, expect, it } from 'vitest';
-import { createRetryBudget, type Pass, type RetryBudget, retry } from '../src/index';
-import { useFakeClock } from './helpers';
+import { createRetryBudget, retry } from '../src/index';
+import { delegating, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
 const throttled = () => Object.assign(new Error('429'), { status: 429, headers: { 'retry-after-ms': '5' } });
@@ -11,19 +11,7 @@ describe('the size work, reviewed', () => {
     // The server's wait is settle's fifth argument since the size work: a wrapper that forwards them all keeps it (the
     // Pass docs say so; one that names only four drops it, and such 429s are then read as queueing).
     const real = createRetryBudget({ minimumCalls: 5 });
-    const wrapped: RetryBudget = {
-      deposit: () => real.deposit(),
-      tryWithdraw: () => real.tryWithdraw(),
-      available: () => real.available(),
-      reset: () => real.reset(),
-      open(next) {
-        const pass = real.open(next);
-        return { settle: (...args) => pass.settle(...args) } satisfies Pass;
-      },
-      get 'herdless.guard'() {
-        return 'budget' as const;
-      },
-    } as RetryBudget;
+    const wrapped = delegating(real);
     const reasons: unknown[] = [];
     for (let i = 0; i < 12; i++) {
       const call = retry(() => Promise.reject(throttled()), { budget: wrapped, maxAttempts: 2, baseMs: 0 }).then(

@@ -9,7 +9,7 @@ import {
   retry,
   retryingFetch,
 } from '../src/index';
-import { settle, useFakeClock } from './helpers';
+import { delegating, settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
 
@@ -759,22 +759,9 @@ describe('a wrapped budget (the Guard example): retry() accepts what the types a
   it('delegating open() and wrapping its pass sees every refusal, and retry() behaves as with the real one', async () => {
     const real = createRetryBudget();
     let refused = 0;
-    const counted: RetryBudget = {
-      deposit: () => real.deposit(),
-      tryWithdraw: () => real.tryWithdraw(),
-      available: () => real.available(),
-      reset: () => real.reset(),
-      open(next) {
-        const pass = real.open(next);
-        return {
-          settle: (...args) => {
-            const stop = pass.settle(...args);
-            if (stop) refused++;
-            return stop;
-          },
-        };
-      },
-    };
+    const counted = delegating(real, (stop) => {
+      if (stop) refused++;
+    });
     const run = settle(retry(failingAfter(600).fn, { budget: counted, attemptTimeoutMs: 1_000, maxAttempts: 3 }));
     await fake.clock.runAllAsync();
     expect((run.result.reason as RetryError).reason).toBe('budget');
