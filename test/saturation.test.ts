@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Report } from '../src/guard';
 import {
   createCircuitBreaker,
   createRetryBudget,
@@ -12,6 +13,12 @@ import {
 import { delegating, settle, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
+
+/**
+ * A budget whose pace step is 10 ms for a lone call: a window of 3 ms (`windowMs`) holds at most its own first
+ * attempt, and held retries start at most 0.3 per first attempt over it, one per 3 / 0.3 = 10 ms.
+ */
+const PACE_10 = { windowMs: 3 } as const;
 
 const transient = () => Object.assign(new Error('busy'), { status: 503 });
 
@@ -372,33 +379,35 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     return { delays, run };
   };
 
-  it('once 85% of the last 3 s of attempts failed (4 at least), a retry waits as long as the trouble has lasted', async () => {
-    // random 0: the backoff is 0 and a hold of h sleeps exactly h. Each attempt fails after 1 ms. The 4th failure is
-    // the first with 4 known, all failed: the trouble starts then (a hold of 0); each later one waits its age.
+  it('once 85% of the last 3 s of attempts failed (4 at least), a retry waits as long as the trouble has lasted, paced', async () => {
+    // random 0: the backoff is 0 and a hold of h sleeps exactly h. Each attempt fails after 1 ms. The 4th failure (at
+    // 4 ms) is the first with 4 known, all failed: the trouble starts then, and the hold ends a pace step (10 ms) after
+    // the trouble's age (0): at 14 ms. Each later hold ends a step after the later of the last one given and now plus
+    // the trouble's age: at 15 ms, age 11, 26 + 10 = 36 ms (a sleep of 21); at 37, age 33, 80 ms (43); at 81, 168 (87).
     const dead = failingAfter(1);
-    const { delays, run } = sleeps(dead.fn, { budget: createRetryBudget(), maxAttempts: 8, random: () => 0 });
+    const { delays, run } = sleeps(dead.fn, { budget: createRetryBudget(PACE_10), maxAttempts: 8, random: () => 0 });
     await fake.clock.runAllAsync();
-    expect(delays).toEqual([0, 0, 0, 0, 1, 3, 7]);
+    expect(delays).toEqual([0, 0, 0, 10, 21, 43, 87]);
     expect((run.result.reason as RetryError).reason).toBe('attempts'); // maxAttempts still means what it says
     expect(dead.calls()).toBe(8);
   });
 
   it('the hold is spread as a Retry-After is: the age plus up to the same again, at most capMs', async () => {
     const { delays } = sleeps(failingAfter(1).fn, {
-      budget: createRetryBudget(),
+      budget: createRetryBudget(PACE_10),
       maxAttempts: 7,
       random: () => 0.5,
       baseMs: 2,
       capMs: 2,
     });
     await fake.clock.runAllAsync();
-    // Backoffs of 1 ms (0.5 x 2) until the 4th failure at 7 ms; then ages 2 (at 9) -> 2 + 0.5 x 2 = 3 ms, and 6
-    // (at 13) -> 6 + 0.5 x min(capMs 2, 6) = 7 ms.
-    expect(delays).toEqual([1, 1, 1, 1, 3, 7]);
+    // Backoffs of 1 ms (0.5 x 2) until the 4th failure at 7 ms: a hold of 10 (age 0, one pace step), spread to
+    // 10 + 0.5 x min(capMs 2, 10) = 11 ms; at 19 ms, age 12: 22 -> 23 ms; at 43, age 36: 46 -> 47 ms.
+    expect(delays).toEqual([1, 1, 1, 11, 23, 47]);
   });
 
   it('a success ends the trouble: the next failure is retried at its backoff, with no hold', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     const { delays } = sleeps(failingAfter(1).fn, { budget, maxAttempts: 7, random: () => 0 });
     await fake.clock.runAllAsync();
     expect(delays.at(-1)).toBeGreaterThan(0); // held
@@ -412,31 +421,32 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
 
   it('a held call waits within its deadline: the hold is cut to a quarter of the time left, none for a trouble older than the time left; one over maxRetryAfterMs stops', async () => {
     const past = sleeps(failingAfter(1).fn, {
-      budget: createRetryBudget(),
+      budget: createRetryBudget(PACE_10),
       maxAttempts: 12,
       random: () => 0,
       timeoutMs: 100,
     });
     await fake.clock.runAllAsync();
-    // At 35 ms the trouble is 31 ms old, with 65 ms left: a quarter, 16.25 ms; at 52 ms it is 48 ms old with 48 ms
-    // left: 12 ms. At 65 ms, 61 ms old with 35 ms left: the call cannot wait it out, and its last retry sleeps its own
-    // backoff (0, with random 0), rather than waking, cut short, with the others held as the trouble ends.
-    expect(past.delays).toEqual([0, 0, 0, 0, 1, 3, 7, 15, 16.25, 12, 0]);
+    // Holds of 10 and 21 ms (as above), then at 37 ms a hold of 43 with 63 ms left: cut to a quarter, 15.75 ms. At
+    // 53.75 ms the trouble is 49.75 ms old, and its hold (59.75 ms) is longer than the 46.25 ms left: the call cannot
+    // wait it out, and its retries sleep their own backoff (0, with random 0), rather than waking, cut short, with the
+    // others held as the trouble ends.
+    expect(past.delays).toEqual([0, 0, 0, 10, 21, 15.75, 0, 0, 0, 0, 0]);
     expect((past.run.result.reason as RetryError).reason).toBe('attempts');
     const long = sleeps(failingAfter(1).fn, {
-      budget: createRetryBudget(),
+      budget: createRetryBudget(PACE_10),
       maxAttempts: 10,
       random: () => 0,
       maxRetryAfterMs: 5,
     });
     await fake.clock.runAllAsync();
-    expect(long.delays).toEqual([0, 0, 0, 0, 1, 3]); // a hold of 7 > 5
+    expect(long.delays).toEqual([0, 0, 0]); // a hold of 10 > 5
     expect((long.run.result.reason as RetryError).reason).toBe('budget');
     expect(fake.clock.countTimers()).toBe(0);
   });
 
   it("the seeds' blip: 1,000 calls through a 4 s outage of fast failures all come through, spread out", async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     const until = performance.now() + 4_000;
     const arrivals = new Map<number, number>(); // requests per 100 ms after the outage
     let requests = 0;
@@ -472,7 +482,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
   }
 
   it('a held retry about to start is refused if the dependency has begun to queue during its hold', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     const { dead, run } = await heldCall(budget);
     // During the hold, another call's attempt takes 600 ms of its 1 s: the dependency came back, and queues.
     const slow = settle(retry(okAfter(600), { budget, attemptTimeoutMs: 1_000 }));
@@ -483,7 +493,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
   });
 
   it('a held retry about to start goes if fast answers begun after the slow one overtook it: no queue after all', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     const { dead, run } = await heldCall(budget, 1);
     void retry(okAfter(600), { budget, attemptTimeoutMs: 1_000 }); // slow, as in the test above
     for (let i = 0; i < 3; i++) {
@@ -496,7 +506,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
   });
 
   it('a retry at its backoff is not asked again: slow successes alone never refuse a fast failure its retry', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     const fast = failingAfter(1, 1);
     const run = settle(retry(fast.fn, { budget, maxAttempts: 2, baseMs: 1_000, random: () => 0.99 }));
     await fake.clock.tickAsync(10);
@@ -535,7 +545,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
   });
 
   it('a trouble from before a quiet spell is forgotten: a fresh blip is held from its own start (review)', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     // A trouble (4 fast failures), then 2 h without a call: the next trouble's age starts afresh.
     await settle(retry(failingAfter(1).fn, { budget, maxAttempts: 4, random: () => 0 }));
     await fake.clock.runAllAsync();
@@ -545,11 +555,11 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     await fake.clock.runAllAsync();
     // Before the fix: held 2 h, over maxRetryAfterMs: 'budget' after 4 attempts.
     expect(run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
-    expect(delays).toEqual([0, 0, 0, 0, 1]); // the 4th failure starts this trouble; the 5th waits its 1 ms
+    expect(delays).toEqual([0, 0, 0, 10, 21]); // the 4th failure starts this trouble; held as in the first test
   });
 
   it('a slow success starts no trouble: a later outage is held from its own start (review)', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     await settle(
       retry(() => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 600)), {
         budget,
@@ -560,7 +570,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     fake.clock.tick(50_000);
     const { delays } = sleeps(failingAfter(1).fn, { budget, maxAttempts: 6, random: () => 0 });
     await fake.clock.runAllAsync();
-    expect(delays).toEqual([0, 0, 0, 0, 1]);
+    expect(delays).toEqual([0, 0, 0, 10, 21]);
   });
 
   it('with a deadline, a held call near its end is no sign of a queue: the budget does no worse than plain (review)', async () => {
@@ -588,7 +598,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
       return calls.filter((c) => c.result.status === 'fulfilled').length;
     };
     const plain = await run(undefined);
-    const budgeted = await run(createRetryBudget());
+    const budgeted = await run(createRetryBudget(PACE_10));
     expect(plain).toBeGreaterThan(0);
     expect(budgeted).toBeGreaterThanOrEqual(plain);
   });
@@ -602,7 +612,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     const fn = () => new Promise<string>((_, reject) => setTimeout(() => reject(transient()), n++ === 0 ? 1 : 6));
     const run = settle(
       retry(fn, {
-        budget: createRetryBudget(),
+        budget: createRetryBudget(PACE_10),
         maxAttempts: 3,
         baseMs: 1_000,
         random: () => (draws++ === 0 ? 0.989 : 0),
@@ -616,7 +626,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
   });
 
   it('a partial failure below the ratio keeps every retry: 1,000 concurrent calls, half failing, none held', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     let n = 0;
     const half = () =>
       new Promise<string>((resolve, reject) => setTimeout(() => (n++ % 2 ? resolve('ok') : reject(transient())), 5));
@@ -633,8 +643,8 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
   it('one instance among many: each budget reads only its own attempts', async () => {
     // A busy instance whose attempts all fail holds its retries; a quiet one that made one call retries its one fast
     // failure at its backoff, as a process of a fleet of 10,000 would.
-    const busy = createRetryBudget();
-    const quiet = createRetryBudget();
+    const busy = createRetryBudget(PACE_10);
+    const quiet = createRetryBudget(PACE_10);
     const fast = failingAfter(1);
     const delays: number[] = [];
     const runs = Array.from({ length: 20 }, () =>
@@ -651,19 +661,19 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(lonely.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
   });
 
-  it('a lone call is never held before its 4th attempt: the first 3 retries keep their backoff', async () => {
+  it('a lone call is never held before its 4th failure: the first 3 retries keep their backoff', async () => {
     const { delays, run } = sleeps(failingAfter(1).fn, {
-      budget: createRetryBudget(),
+      budget: createRetryBudget(PACE_10),
       maxAttempts: 5,
       random: () => 0,
     });
     await fake.clock.runAllAsync();
-    expect(delays).toEqual([0, 0, 0, 0]); // the 4th failure starts the trouble: a hold of 0
+    expect(delays).toEqual([0, 0, 0, 10]); // the 4th failure starts the trouble: a hold of one pace step
     expect((run.result.reason as RetryError).reason).toBe('attempts');
   });
 
   it('successes count: 10 successes then 1 fast failure is retried at its backoff', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     for (let i = 0; i < 10; i++) await retry(() => 'ok', { budget });
     const f = sleeps(failingAfter(1, 1).fn, { budget, maxAttempts: 2, random: () => 0 });
     await fake.clock.runAllAsync();
@@ -673,37 +683,38 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
 
   it('minimumCalls: Infinity turns the rule off; failureRatio and failureWindowMs tune it', async () => {
     const off = sleeps(failingAfter(1).fn, {
-      budget: createRetryBudget({ minimumCalls: Infinity }),
+      budget: createRetryBudget({ ...PACE_10, minimumCalls: Infinity }),
       maxAttempts: 8,
       random: () => 0,
     });
     await fake.clock.runAllAsync();
     expect(off.delays).toEqual([0, 0, 0, 0, 0, 0, 0]);
-    const strict = createRetryBudget({ failureRatio: 0.5, minimumCalls: 2, failureWindowMs: 100 });
+    const strict = createRetryBudget({ ...PACE_10, failureRatio: 0.5, minimumCalls: 2, failureWindowMs: 100 });
     const two = sleeps(failingAfter(1).fn, { budget: strict, maxAttempts: 5, random: () => 0 });
     await fake.clock.runAllAsync();
-    expect(two.delays).toEqual([0, 0, 1, 3]); // the trouble starts at the 2nd failure
+    expect(two.delays).toEqual([0, 10, 21, 43]); // the trouble starts at the 2nd failure
   });
 
   it('reset() forgets the trouble: the next failure starts a new one', async () => {
-    const budget = createRetryBudget();
+    const budget = createRetryBudget(PACE_10);
     await fake.clock.runAllAsync();
     const first = sleeps(failingAfter(1).fn, { budget, maxAttempts: 6, random: () => 0 });
     await fake.clock.runAllAsync();
-    expect(first.delays).toEqual([0, 0, 0, 0, 1]);
+    expect(first.delays).toEqual([0, 0, 0, 10, 21]);
     budget.reset();
     const again = sleeps(failingAfter(1).fn, { budget, maxAttempts: 6, random: () => 0 });
     await fake.clock.runAllAsync();
-    expect(again.delays).toEqual([0, 0, 0, 0, 1]); // not held by the age of the trouble before the reset
+    // Not held by the age of the trouble before the reset, nor behind the holds it gave.
+    expect(again.delays).toEqual([0, 0, 0, 10, 21]);
   });
 
-  it('property: a held retry sleeps between the age of the trouble and twice it, never less than its backoff', async () => {
+  it('property: a held retry never sleeps less than its backoff, and each hold at most triples the last', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.double({ min: 0, max: 0.999, noNaN: true }),
         fc.integer({ min: 5, max: 9 }),
         async (r, attempts) => {
-          const budget = createRetryBudget();
+          const budget = createRetryBudget(PACE_10);
           const { delays } = sleeps(failingAfter(1).fn, {
             budget,
             maxAttempts: attempts,
@@ -714,13 +725,59 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
           await fake.clock.runAllAsync();
           expect(delays).toHaveLength(attempts - 1);
           for (const d of delays) expect(d).toBeGreaterThanOrEqual(r * 1 - 1e-9);
-          // After the trouble starts (the 4th failure), each sleep is in [age, 2 age]: it grows at most threefold.
+          // After the trouble starts (the 4th failure), each hold ends a step after the age (about the last sleep
+          // plus the ones before it) and is spread by up to as much again: at most threefold.
           for (let k = 5; k < delays.length; k++)
             expect(delays[k] as number).toBeLessThanOrEqual(3 * ((delays[k - 1] as number) + 1) + 1e-9);
         },
       ),
       { numRuns: 50 },
     );
+  });
+});
+
+describe('createRetryBudget: held retries are paced', () => {
+  it('property: held retries start at most 0.3 per first attempt over windowMs, however many calls are held', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 4, max: 3_000 }), fc.integer({ min: 1, max: 60_000 }), (n, windowMs) => {
+        let now = 0;
+        const budget = createRetryBudget({ windowMs, now: () => now });
+        // n calls begin together (n first attempts in the window), and all fail fast a moment later.
+        const passes = Array.from({ length: n }, () => {
+          const pass = budget.open();
+          pass.settle(Report.START);
+          return pass;
+        });
+        now += Math.min(1, windowMs / 2);
+        const holds = passes.map((pass) => pass.settle(Report.FAILURE, transient(), 1, 1_000));
+        // The first 3 are too few to know the dependency is down (minimumCalls 4): retried at their backoff.
+        expect(holds.slice(0, 3)).toEqual([undefined, undefined, undefined]);
+        // The trouble starts at the 4th, age 0: the holds end one step apart, a step of windowMs / (0.3 x n).
+        const step = windowMs / (0.3 * n);
+        for (const [i, hold] of holds.slice(3).entries()) expect(hold).toBeCloseTo((i + 1) * step, 6);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('a hold is never shorter than the trouble is old: the pace only spreads the calls held further', () => {
+    let now = 0;
+    const budget = createRetryBudget({ now: () => now });
+    const calls = Array.from({ length: 3_000 }, () => {
+      const pass = budget.open();
+      pass.settle(Report.START);
+      return pass;
+    });
+    for (const pass of calls.slice(0, 4)) pass.settle(Report.FAILURE, transient(), 1, 1_000); // the trouble starts
+    now = 2_000; // 2 s into it, with 3,000 first attempts in the last 10 s: a step of 10,000 / 900 = 11.1 ms
+    const hold = calls[4]?.settle(Report.FAILURE, transient(), 1, 1_000) as number;
+    expect(hold).toBeCloseTo(2_000 + 10_000 / 900, 6);
+    // 12.5 s in, the first attempts have left the 10 s window, and the failures the 3 s one: 4 more failures start a
+    // new trouble (age 0), and the pace counts one first attempt (none in the window), a step of 10,000 / 0.3 ms.
+    now = 12_500;
+    const late = calls.slice(5, 9).map((pass) => pass.settle(Report.FAILURE, transient(), 1, 1_000));
+    expect(late.slice(0, 3)).toEqual([undefined, undefined, undefined]);
+    expect(late[3]).toBeCloseTo(10_000 / 0.3, 6);
   });
 });
 
