@@ -272,6 +272,8 @@ function determinism(
     if (n.type === 'Identifier' && !isName) {
       see(ctx.resolve(n.name as string, n));
     }
+    // `interval - (Date.now() - started)`: the clock is no randomness; clients that failed together read the same one.
+    if (isClockCall(n)) return false;
     if (n.type === 'CallExpression') {
       const callee = n.callee as Node;
       if (!(callee.type === 'MemberExpression' && refKey(callee.object as Node) === 'Math')) {
@@ -690,7 +692,7 @@ function failurePaths(
         !remedies((n.handler as Node).body as Node, keys, '') &&
         !handsOnError(n, keys) &&
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
-      if (successLeaves && failureBack) {
+      if ((successLeaves && failureBack) || keepsPace(n, body, keys)) {
         retry = true;
         const param = (n.handler as Node).param as Node | null;
         if (param?.type === 'Identifier') errorNames.add(param.name as string);
@@ -736,6 +738,50 @@ function failurePaths(
   }
   aliases(all, errorNames);
   return { errorNames, extra };
+}
+
+/**
+ * `while (!stopping) { try { const jobs = await fetch(); if (jobs) await run(jobs); } catch (err) { onError(err); }
+ * await delay(interval); }`: a worker that keeps its pace through failures. Its success goes round too, but a failed
+ * fetch comes back to the same fetch after the same wait, forever: a retry of its failures (pg-boss's worker). Not
+ * this shape: a ping whose answer nothing reads (a heartbeat), a catch that waits or leaves on its own, a worker with
+ * no wait, one that takes the next item off a queue, or a catch that changes what the loop reads.
+ */
+function keepsPace(tryStatement: Node, body: Node, keys: VisitorKeys): boolean {
+  const handlerBody = (tryStatement.handler as Node).body as Node;
+  const block = completions(tryStatement.block as Node, true);
+  block.delete('throw');
+  const caught = completions(handlerBody, true);
+  const tail = after(tryStatement, body);
+  const only = (c: Set<string>) => c.size === 1 && c.has('normal');
+  if (tryStatement.parent !== body || !only(block) || !only(caught) || !only(sequence(tail, true))) return false;
+  const attempt = owned(tryStatement.block as Node, keys, { skipLoops: true, skipCallbacks: true });
+  // The attempt's result is used: `const jobs = await this.fetch(); if (jobs) ...`.
+  const results = new Set(
+    attempt.flatMap((n) => {
+      const [id, init] = bindingOf(n);
+      return id?.type === 'Identifier' && init && mentions(init, keys, (m) => m.type === 'CallExpression')
+        ? [id.name as string]
+        : [];
+    }),
+  );
+  const used = attempt.some(
+    (n) => n.type === 'Identifier' && results.has(n.name as string) && bindingOf(n.parent as Node)[0] !== n,
+  );
+  const consumes = attempt.some((n) => n.type === 'CallExpression' && CONSUMES.test(callName(n)));
+  const paced = tail.some((st) => mentions(st, keys, (m) => isWaitCall(m) && !/^setInterval$/.test(callName(m))));
+  if (!used || consumes || !paced) return false;
+  // What the loop reads of `this`; the catch's bookkeeping of other fields (`this.lastError = err`) repairs nothing.
+  const reads = new Set(
+    owned(body, keys, { skipLoops: true, skipCallbacks: true }).flatMap((n) =>
+      n.type === 'MemberExpression' &&
+      isThis(n.object as Node) &&
+      !(n.parent?.type === 'AssignmentExpression' && n.parent.left === n)
+        ? [nameOf(n.property as Node) ?? '']
+        : [],
+    ),
+  );
+  return !remedies(handlerBody, keys, '', undefined, [], reads) && !handsOnError(tryStatement, keys);
 }
 
 const withAliases = (nodes: readonly Node[], names: Set<string>): Set<string> => {
@@ -1096,7 +1142,8 @@ function remedies(
       }
       return left.type === 'Identifier' && left.name === self;
     }
-    if (n.type !== 'CallExpression' || isWaitCall(n) || exempt?.(n)) return false;
+    // `this.lastErrorOn = Date.now()`: reading the clock repairs nothing.
+    if (n.type !== 'CallExpression' || isWaitCall(n) || isClockCall(n) || exempt?.(n)) return false;
     // `p.then(f).catch(g)`, `listeners.forEach(f)`: a promise's plumbing, a list's walk; not a repair by itself.
     if (/^(then|catch|finally|forEach)$/.test(callName(n))) return false;
     const name = callName(n);

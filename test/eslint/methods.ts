@@ -569,4 +569,57 @@ export class Poller {
   }
 }`,
   },
+  {
+    name: 'loop: a worker that keeps its pace through failures tries a failed fetch again at that pace (pg-boss)',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+const { delay } = require('./tools');
+class Worker {
+  async start() {
+    while (!this.stopping) { // <-
+      const started = Date.now();
+      try {
+        const jobs = await this.fetch();
+        if (jobs) await this.onFetch(jobs);
+      } catch (err) {
+        this.lastErrorOn = Date.now();
+        this.lastError = err;
+        this.onError(err);
+      }
+      const elapsed = Date.now() - started;
+      if (!this.stopping && this.interval - elapsed > 100) await delay(this.interval - elapsed);
+    }
+  }
+}
+module.exports = Worker;`,
+  },
+  {
+    name: 'look-alike: a paced worker whose catch waits and goes round on its own, or that takes the next item off a queue',
+    finds: [],
+    code: `
+export async function work(queue, interval) {
+  for (;;) {
+    try {
+      const item = await queue.shift();
+      if (item) await handle(item);
+    } catch (err) {
+      report(err);
+    }
+    await sleep(interval);
+  }
+}
+export async function watch(fn) {
+  while (true) {
+    try {
+      const r = await fn();
+      show(r);
+    } catch (e) {
+      await sleep(1000);
+      continue;
+    }
+    await sleep(5000);
+  }
+}`,
+  },
 ];
