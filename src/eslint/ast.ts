@@ -102,3 +102,15 @@ export function mentions(node: Node | undefined | null, keys: VisitorKeys, match
   });
   return found;
 }
+
+/** The name a parameter binds: `x` of `x` and of `x = 1`; undefined for a pattern. */
+export const paramName = (p: Node | undefined): string | undefined => {
+  const target = p?.type === 'AssignmentPattern' ? (p.left as Node) : p;
+  return target?.type === 'Identifier' ? (target.name as string) : undefined;
+};
+
+/** `node` is `ancestor` or sits below it. */
+export const isWithin = (node: Node, ancestor: Node): boolean => {
+  for (let p: Node | null | undefined = node; p; p = p.parent) if (p === ancestor) return true;
+  return false;
+};
