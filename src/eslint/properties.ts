@@ -79,6 +79,7 @@ export function cycleProperties(
     // Of the failure path, what is on the way back: not a branch that rejects or hands the error to an option.
     ...owned(handler, keys, { skipLoops: false }).filter((n) => along.length === 0 || !offPath(n, handler, along)),
     ...chain.flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false })),
+    ...onward(path, along).flatMap((st) => owned(st, keys, { skipLoops: false })),
   ];
   // The helpers the cycle calls (`this.nextDelay()`, `assertAttempts(n)`), one level: where a limit or a delay lives.
   const inCycle = new Set([fn, ...chain]);
@@ -165,6 +166,23 @@ export function cycleProperties(
       ? { checksError: true }
       : eachWayChecks(all, handler, along, errorNames, ctx)),
   };
+}
+
+/**
+ * `try { ... } catch (err) { report(err); } this.timer = setTimeout(() => this.poll(), ms);`: when the way back starts
+ * after the try its catch belongs to (a worker keeping its pace, retry-loop.ts's `pacedFailure`), the statements from
+ * the try to the one that starts it are on the way back too.
+ */
+function onward(path: FailurePath, along: readonly Node[]): Node[] {
+  const clause = path.handler;
+  const tryStatement = clause.parent;
+  const block = tryStatement?.parent;
+  if (clause.type !== 'CatchClause' || block?.type !== 'BlockStatement' || along.length === 0) return [];
+  if (along.some((a) => isWithin(a, clause))) return [];
+  const statements = block.body as Node[];
+  const from = statements.indexOf(tryStatement as Node);
+  const to = statements.findIndex((st) => along.some((a) => isWithin(a, st)));
+  return to > from ? statements.slice(from + 1, to + 1) : [];
 }
 
 // The wait, and the jitter on it.

@@ -173,15 +173,27 @@ function failurePaths(
  * no wait, one that takes the next item off a queue, or a catch that changes what the loop reads.
  */
 function keepsPace(tryStatement: Node, body: Node, keys: VisitorKeys): boolean {
+  const tail = after(tryStatement, body);
+  const only = (c: Set<string>) => c.size === 1 && c.has('normal');
+  if (tryStatement.parent !== body || !only(sequence(tail, true))) return false;
+  const paced = tail.some((st) => mentions(st, keys, (m) => isWaitCall(m) && !/^setInterval$/.test(callName(m))));
+  return paced && pacedTry(tryStatement, body, keys);
+}
+
+/**
+ * The try of a worker's pass that goes on the same way whether it failed or not: the attempt always ends normally
+ * (no return, break or continue) and its result is used (`const jobs = await this.fetch(); if (jobs) ...`), not an
+ * item taken off a queue; the catch also ends normally, neither repairing nor handing the error to the next pass. Its
+ * bookkeeping of fields `within` does not read (`this.lastError = err`, `this.lastErrorOn = Date.now()`) is no repair.
+ */
+function pacedTry(tryStatement: Node, within: Node, keys: VisitorKeys): boolean {
   const handlerBody = (tryStatement.handler as Node).body as Node;
   const block = completions(tryStatement.block as Node, true);
   block.delete('throw');
   const caught = completions(handlerBody, true);
-  const tail = after(tryStatement, body);
   const only = (c: Set<string>) => c.size === 1 && c.has('normal');
-  if (tryStatement.parent !== body || !only(block) || !only(caught) || !only(sequence(tail, true))) return false;
+  if (!only(block) || !only(caught)) return false;
   const attempt = owned(tryStatement.block as Node, keys, { skipLoops: true, skipCallbacks: true });
-  // The attempt's result is used: `const jobs = await this.fetch(); if (jobs) ...`.
   const results = new Set(
     attempt.flatMap((n) => {
       const [id, init] = bindingOf(n);
@@ -194,11 +206,9 @@ function keepsPace(tryStatement: Node, body: Node, keys: VisitorKeys): boolean {
     (n) => n.type === 'Identifier' && results.has(n.name as string) && bindingOf(n.parent as Node)[0] !== n,
   );
   const consumes = attempt.some((n) => n.type === 'CallExpression' && CONSUMES.test(callName(n)));
-  const paced = tail.some((st) => mentions(st, keys, (m) => isWaitCall(m) && !/^setInterval$/.test(callName(m))));
-  if (!used || consumes || !paced) return false;
-  // What the loop reads of `this`; the catch's bookkeeping of other fields (`this.lastError = err`) repairs nothing.
+  if (!used || consumes) return false;
   const reads = new Set(
-    owned(body, keys, { skipLoops: true, skipCallbacks: true }).flatMap((n) =>
+    owned(within, keys, { skipLoops: true, skipCallbacks: true }).flatMap((n) =>
       n.type === 'MemberExpression' &&
       isThis(n.object as Node) &&
       !(n.parent?.type === 'AssignmentExpression' && n.parent.left === n)
@@ -207,6 +217,31 @@ function keepsPace(tryStatement: Node, body: Node, keys: VisitorKeys): boolean {
     ),
   );
   return !remedies(handlerBody, keys, '', undefined, [], reads) && !handsOnError(tryStatement, keys);
+}
+
+/**
+ * `async poll() { try { const jobs = await this.fetch(); ... } catch (err) { this.emit('error', err); }
+ * this.timer = setTimeout(() => this.poll(), this.interval); }`: the timer after a {@link pacedTry} is reached from
+ * its catch as well, so a failed fetch is tried again at the poll's pace: the catch is the failure path. Only a timer
+ * keeps a pace; the statements between must go on.
+ */
+function pacedFailure(site: Node, fn: Node, keys: VisitorKeys): FailurePath | undefined {
+  const timed = isWaitCall(site) || (site.parent !== null && site.parent !== undefined && isWaitCall(site.parent));
+  if (!timed || (fn.body as Node | undefined)?.type !== 'BlockStatement') return undefined;
+  const statements = (fn.body as Node).body as Node[];
+  const at = statements.findIndex((st) => isWithin(site, st));
+  for (let i = at - 1; i >= 0; i--) {
+    const st = statements[i] as Node;
+    if (st.type === 'TryStatement' && st.handler && !st.finalizer && pacedTry(st, fn.body as Node, keys)) {
+      const between = statements.slice(i + 1, at);
+      const goesOn = sequence(between, false);
+      if (goesOn.size !== 1 || !goesOn.has('normal')) return undefined;
+      const param = (st.handler as Node).param as Node | null;
+      const handler = st.handler as Node;
+      return param?.type === 'Identifier' ? { errorName: param.name as string, handler } : { handler };
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -957,7 +992,8 @@ function judge(ctx: Context): Judge {
   // A call on the path, or the call a function handed on is an argument of, is not a repair of the failure.
   const exemptFor = (along: readonly Node[]) => (c: Node) => along.some((a) => a === c || a.parent === c);
   return {
-    within: (site, fn) => onFailurePath(site, fn, keys, functionName(fn) ?? '', exemptFor([site]), [site]),
+    within: (site, fn) =>
+      onFailurePath(site, fn, keys, functionName(fn) ?? '', exemptFor([site]), [site]) ?? pacedFailure(site, fn, keys),
     handler: (fn, along, attempt) => listenerPath(fn, keys, '', exemptFor(along), along, readsOf(attempt, ctx)),
     sameCall: (site) => !changesArguments(site),
   };
@@ -970,7 +1006,9 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
     if (c.at === c.attempt) {
       if (functionName(fn) === undefined || retryRecursion(fn, ctx)) return undefined;
       // A way back written inside the attempt itself was the recursion's to judge.
-      if ([c.path.handler, ...c.route].every((g) => isWithin(g, fn))) continue;
+      // Not a timer after a paced try ({@link pacedFailure}): no self-call is on a failure path there.
+      const paced = c.path.handler.type === 'CatchClause' && c.along.every((a) => !isWithin(a, c.path.handler));
+      if (!paced && [c.path.handler, ...c.route].every((g) => isWithin(g, fn))) continue;
     }
     const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
     if ((walksList(spans, keys) && !requeues(c, keys)) || pointsElsewhere(c, keys)) continue;

@@ -622,4 +622,47 @@ export async function watch(fn) {
   }
 }`,
   },
+  {
+    name: 'model: a poll that reschedules itself after a try whose catch only reports retries a failed fetch at its pace',
+    lang: 'ts',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export class Poller {
+  private timer?: ReturnType<typeof setTimeout>;
+  async poll(): Promise<void> { // <-
+    try {
+      const jobs = await this.fetchJobs();
+      if (jobs.length > 0) await this.run(jobs);
+    } catch (err) {
+      this.lastError = err;
+      this.emit('error', err);
+    }
+    this.timer = setTimeout(() => this.poll(), this.interval);
+  }
+}`,
+  },
+  {
+    name: 'model look-alike: a heartbeat that reschedules itself after a ping nothing reads, or after a catch that reconnects',
+    finds: [],
+    code: `
+export class Beat {
+  async beat() {
+    try {
+      await this.ping();
+    } catch (err) {
+      this.emit('error', err);
+    }
+    this.timer = setTimeout(() => this.beat(), 30000);
+  }
+  async sync() {
+    try {
+      const state = await this.fetchState();
+      this.apply(state);
+    } catch (err) {
+      this.reconnect();
+    }
+    setTimeout(() => this.sync(), 5000);
+  }
+}`,
+  },
 ];
