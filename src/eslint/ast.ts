@@ -114,3 +114,11 @@ export const isWithin = (node: Node, ancestor: Node): boolean => {
   for (let p: Node | null | undefined = node; p; p = p.parent) if (p === ancestor) return true;
   return false;
 };
+
+/** What a declarator or an assignment binds, and to what: `[id, init]`, or `[]` for any other node. */
+export const bindingOf = (n: Node): [Node, Node | null | undefined] | [] =>
+  n.type === 'VariableDeclarator'
+    ? [n.id as Node, n.init as Node | null]
+    : n.type === 'AssignmentExpression'
+      ? [n.left as Node, n.right as Node]
+      : [];

@@ -170,7 +170,7 @@ export function cycleProperties(
 
 /**
  * `try { ... } catch (err) { report(err); } this.timer = setTimeout(() => this.poll(), ms);`: when the way back starts
- * after the try its catch belongs to (a worker keeping its pace, retry-loop.ts's `pacedFailure`), the statements from
+ * after the try its catch belongs to (a worker keeping its pace, failure-paths.ts's `pacedFailure`), the statements from
  * the try to the one that starts it are on the way back too.
  */
 function onward(path: FailurePath, along: readonly Node[]): Node[] {
