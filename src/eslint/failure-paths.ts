@@ -181,12 +181,14 @@ export function remedies(
     // `p.then(f).catch(g)`, `listeners.forEach(f)`: a promise's plumbing, a list's walk; not a repair by itself.
     if (/^(then|catch|finally|forEach)$/.test(callName(n))) return false;
     const name = callName(n);
-    const statement = n.parent?.type === 'AwaitExpression' ? n.parent.parent : n.parent;
+    // `yield refresh()` in compiled TypeScript's `__awaiter` generator is `await refresh()`.
+    const awaited = n.parent?.type === 'AwaitExpression' || n.parent?.type === 'YieldExpression';
+    const statement = awaited ? n.parent?.parent : n.parent;
     // `refresh();`, `x = await login()`, `const token = await authorize()`: called for what it changes.
     const onItsOwn =
       statement?.type === 'ExpressionStatement' ||
       statement?.type === 'AssignmentExpression' ||
-      (statement?.type === 'VariableDeclarator' && n.parent?.type === 'AwaitExpression');
+      (statement?.type === 'VariableDeclarator' && awaited);
     // `e = rewrite(e)`: a value made over from itself (the error reworded) repairs nothing.
     if (
       statement?.type === 'AssignmentExpression' &&

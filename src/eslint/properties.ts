@@ -289,7 +289,10 @@ function determinism(
           callee.type === 'Identifier'
             ? ctx.resolve(callee.name as string, n)
             : memberTargets(callee, fileIndex(n, ctx.keys));
-        if (targets.length === 0 && verdict === 'fixed') verdict = 'unknown';
+        // `const { retryDelay } = state; retryDelay(n)`: a name bound to no function the file shows is out of reach,
+        // not the object it was taken from.
+        const seen = targets.some((t) => FUNCTIONS.has(t.type) || t.type === 'MethodDefinition');
+        if ((targets.length === 0 || !seen) && verdict === 'fixed') verdict = 'unknown';
         see(targets);
       }
     }

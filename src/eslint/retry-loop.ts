@@ -675,6 +675,8 @@ export function retryOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
 }
 
 function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
+  const resent = resends(fn, ctx);
+  if (resent) return resent;
   const name = functionName(fn) ?? '';
   const byHandler = HANDLER_NAME.test(name) && fn.parent?.type === 'MethodDefinition';
   const byRetry =
@@ -707,6 +709,84 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
             if (walksList(path, keys)) return undefined;
             return openShape(t, fn, chain, byRetry, ctx);
           }
+          next.push(t);
+        }
+      }
+    }
+    level = next;
+  }
+  return undefined;
+}
+
+/**
+ * `client.interceptors.response.use(undefined, (error) => { ...; return client(error.config); })`: the failure handler
+ * a client runs on each failed request sends the failed request again through the same client, so its next failure
+ * comes back to the handler: a retry run by the client, its cycle closed in the client's code (axios-retry,
+ * retry-axios). Followed through the file's functions the handler calls, with the client and the error (or what is
+ * taken from it: `const { config } = error`) handed on as arguments. The report goes on the handler.
+ */
+const position = (node: Node): number => (node.range as [number, number])[0];
+
+function resends(fn: Node, ctx: Context): RetryShape | undefined {
+  const p = fn.parent;
+  if (p?.type !== 'CallExpression' || (p.arguments as Node[])[1] !== fn) return undefined;
+  const callee = p.callee as Node;
+  if (callee.type !== 'MemberExpression' || nameOf(callee.property as Node) !== 'use') return undefined;
+  let root = callee.object as Node;
+  let intercepts = false;
+  while (root.type === 'MemberExpression') {
+    intercepts ||= nameOf(root.property as Node) === 'interceptors';
+    root = root.object as Node;
+  }
+  const errorName = paramName((fn.params as Node[])[0]);
+  const client = refKey(root);
+  if (!intercepts || !client || !errorName) return undefined;
+  const { keys } = ctx;
+  const clients = new Set([client]);
+  const errors = new Set([errorName]);
+  const isClient = (n: Node) => clients.has(refKey(n) ?? '');
+  const fromError = (n: Node | null | undefined) => mentions(n, keys, (m) => errors.has(refKey(m) ?? ''));
+  const parentOf = new Map<Node, Node>();
+  let level = [fn];
+  for (let depth = 0; depth < 4 && level.length > 0; depth++) {
+    const next: Node[] = [];
+    for (const g of level) {
+      const nodes = owned(bodyOf(g), keys, { skipLoops: false });
+      for (const n of nodes) {
+        // `const { config } = error`, `const config = getConfig(error) || {}`: taken from the error.
+        const [id, init] = bindingOf(n);
+        if (id && fromError(init))
+          walk(id, keys, (m) => void (m.type === 'Identifier' && errors.add(m.name as string)));
+      }
+      for (const n of nodes) {
+        if (n.type !== 'CallExpression') continue;
+        const args = n.arguments as Node[];
+        const target = n.callee as Node;
+        const viaClient = isClient(target) || (target.type === 'MemberExpression' && isClient(target.object as Node));
+        if (viaClient && args.some(fromError)) {
+          const chain: Node[] = [];
+          for (let c: Node | undefined = g; c && c !== fn; c = parentOf.get(c)) chain.unshift(c);
+          // `if (error.response?.status === 401) { await refreshToken(); return client(error.config); }`: the
+          // handler repairs first (a new token), it does not retry the same call.
+          // What runs after the way back has started (`yield onMaxRetries(error)` past `return resend()`) repairs nothing.
+          const starts = (c: Node) => c === n || entered(c, ctx).some((t) => chain.includes(t));
+          const inHandler = owned(bodyOf(fn), keys, { skipLoops: false });
+          const from = Math.min(...inHandler.filter((c) => c.type === 'CallExpression' && starts(c)).map(position));
+          const exempt = (c: Node) => starts(c) || position(c) > from;
+          const own = inHandler.filter((m) => FUNCTIONS.has(m.type));
+          if ([fn, ...own].some((h) => remedies(h.body as Node, keys, '', exempt))) return undefined;
+          return { node: fn, kind: 'recursion', ...cycleProperties(fn, { handler: fn, errorName }, chain, ctx) };
+        }
+        for (const t of entered(n, ctx)) {
+          if (t === fn || parentOf.has(t)) continue;
+          parentOf.set(t, g);
+          (t.params as Node[]).forEach((q, i) => {
+            const name = paramName(q);
+            const arg = args[i];
+            if (!name || !arg) return;
+            if (isClient(arg)) clients.add(name);
+            if (fromError(arg)) errors.add(name);
+          });
           next.push(t);
         }
       }

@@ -665,4 +665,54 @@ export class Beat {
   }
 }`,
   },
+  {
+    name: "model: a client's failure interceptor that sends the failed request again through the client, at once (axios-retry)",
+    finds: ['no-immediate-retry', 'require-transient-check'],
+    code: `
+export function attach(client) {
+  client.interceptors.response.use(undefined, async (error) => { // <-
+    const { config } = error;
+    if (!config || config.retries >= 3) throw error;
+    return resend(client, config);
+  });
+}
+function resend(instance, config) {
+  config.retries = (config.retries || 0) + 1;
+  return instance.request(config);
+}`,
+  },
+  {
+    name: 'model look-alike: an interceptor that refreshes the token before sending the request again repairs first',
+    lang: 'ts',
+    finds: [],
+    code: `
+export function auth(client: Client, store: Store): void {
+  client.interceptors.response.use(
+    (r) => r,
+    async (error) => {
+      if (error.response?.status === 401) {
+        await store.refreshToken();
+        return client(error.config);
+      }
+      throw error;
+    },
+  );
+}`,
+  },
+  {
+    name: 'a delay from a function taken out of the options (const { retryDelay } = options) is out of reach, not fixed',
+    finds: [],
+    code: `
+export async function send(fn, options) {
+  const { retries, retryDelay } = options;
+  for (let i = 0; i < retries; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransient(err)) throw err;
+      await sleep(retryDelay(i));
+    }
+  }
+}`,
+  },
 ];
