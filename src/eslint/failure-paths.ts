@@ -26,7 +26,16 @@ import {
 import type { FailureCycle, FailurePath, Judge } from './cycles';
 import { fileIndex, isThis } from './file-index';
 import { completions, offPath, sequence } from './flow';
-import { bodyOf, type Context, FAILURE_EVENTS, type FileModel, fileModel, functionName, LISTENS } from './model';
+import {
+  bodyOf,
+  type Context,
+  entered,
+  FAILURE_EVENTS,
+  type FileModel,
+  fileModel,
+  functionName,
+  LISTENS,
+} from './model';
 import { isClockCall, isWaitCall, statusPolarity, tests } from './properties';
 
 /**
@@ -417,7 +426,9 @@ export function judge(ctx: Context): Judge {
   const exemptFor = (along: readonly Node[]) => (c: Node) => along.some((a) => a === c || a.parent === c);
   return {
     within: (site, fn) =>
-      onFailurePath(site, fn, keys, functionName(fn) ?? '', exemptFor([site]), [site]) ?? pacedFailure(site, fn, keys),
+      onFailurePath(site, fn, keys, functionName(fn) ?? '', exemptFor([site]), [site]) ??
+      pacedFailure(site, fn, keys) ??
+      nullFailure(site, fn, ctx, functionName(fn) ?? ''),
     handler: (fn, along, attempt) => listenerPath(fn, keys, '', exemptFor(along), along, readsOf(attempt, ctx)),
     sameCall: (site) => !changesArguments(site),
   };
@@ -518,3 +529,82 @@ function itemOfList(arg: Node): boolean {
 
 /** Scheduling calls that run a function handed to them: `setTimeout(connect, ms)`, `p.then(start)`. */
 export const SCHEDULES = /^(setTimeout|setImmediate|nextTick|queueMicrotask|requestAnimationFrame|then|catch|finally)$/;
+
+/**
+ * A test on a result the attempt assigned: 'success' when it asks whether the result is there (`res`,
+ * `res !== undefined`, `result != null`), 'failure' when it asks whether it is missing (`!res`, `message === null`).
+ */
+export function resultPolarity(test: Node, names: ReadonlySet<string>): 'success' | 'failure' | undefined {
+  let t = test;
+  let present = true;
+  while (t.type === 'UnaryExpression' && t.operator === '!') {
+    present = !present;
+    t = t.argument as Node;
+  }
+  if (t.type === 'BinaryExpression' && ['!==', '!=', '===', '=='].includes(t.operator as string)) {
+    const empty = (v: Node) =>
+      (v.type === 'Literal' && v.value === null) || (v.type === 'Identifier' && v.name === 'undefined');
+    const other = empty(t.right as Node) ? (t.left as Node) : empty(t.left as Node) ? (t.right as Node) : undefined;
+    if (other?.type !== 'Identifier' || !names.has(other.name as string)) return undefined;
+    if ((t.operator as string).startsWith('=')) present = !present;
+  } else if (t.type !== 'Identifier' || !names.has(t.name as string)) return undefined;
+  return present ? 'success' : 'failure';
+}
+
+/**
+ * `while (token === null) { await delay(ms); token = await tryGet(); }` where `tryGet`, a function of the file, returns
+ * `null` from its catch: a failure told by a null result (@azure/core-rest-pipeline's token cycler).
+ */
+export function nullResultTest(test: Node, nodes: readonly Node[], ctx: Context): 'success' | 'failure' | undefined {
+  const names = new Set<string>();
+  for (const n of nodes) {
+    const [id, init] = bindingOf(n);
+    let call = init;
+    while (call?.type === 'AwaitExpression') call = call.argument as Node;
+    if (id?.type !== 'Identifier' || call?.type !== 'CallExpression') continue;
+    const callee = call.callee as Node;
+    // `tryGet()` of the file, or a method of its class: `this.tryGet()`.
+    const targets = (
+      callee.type === 'Identifier' ? ctx.resolve(callee.name as string, callee) : entered(call, ctx)
+    ).filter((f) => FUNCTIONS.has(f.type));
+    if (targets.some((f) => failsAsNull(f, ctx.keys))) names.add(id.name as string);
+  }
+  return names.size > 0 ? resultPolarity(test, names) : undefined;
+}
+
+/**
+ * `const token = await tryGet(); if (!token) { setTimeout(() => this.refresh(), ms); return; }` where `tryGet`, a
+ * function of the file, returns `null` from its catch: the branch taken on a missing result is a failure path, as a
+ * catch would be (a failure reported by returning `null`).
+ */
+export function nullFailure(site: Node, fn: Node, ctx: Context, name: string): FailurePath | undefined {
+  const nodes = owned(bodyOf(fn), ctx.keys, { skipLoops: false, skipCallbacks: true });
+  let child = site;
+  for (let p = site.parent; p && child !== fn; child = p, p = p.parent) {
+    if (p.type !== 'IfStatement' || child === p.test) continue;
+    const polarity = nullResultTest(p.test as Node, nodes, ctx);
+    if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
+      return remedies(child, ctx.keys, name, (c) => c === site || c === site.parent, [site])
+        ? undefined
+        : { handler: child };
+    }
+  }
+  return undefined;
+}
+
+/** A function whose catch clause returns `null` or `undefined`: its callers tell its failure by that result. */
+function failsAsNull(fn: Node, keys: VisitorKeys): boolean {
+  return owned(bodyOf(fn), keys, { skipLoops: false, skipCallbacks: true }).some(
+    (n) =>
+      n.type === 'CatchClause' &&
+      ((n.body as Node).body as Node[]).some((st) => {
+        const value = st.type === 'ReturnStatement' ? (st.argument as Node | null) : undefined;
+        return (
+          st.type === 'ReturnStatement' &&
+          (!value ||
+            (value.type === 'Literal' && value.value === null) ||
+            (value.type === 'Identifier' && value.name === 'undefined'))
+        );
+      }),
+  );
+}

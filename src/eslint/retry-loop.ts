@@ -38,11 +38,14 @@ import {
   handsOnError,
   judge,
   modelOf,
+  nullFailure,
+  nullResultTest,
   onFailurePath,
   pacedTry,
   pointsElsewhere,
   remedies,
   requeues,
+  resultPolarity,
   SCHEDULES,
   walksList,
 } from './failure-paths';
@@ -229,27 +232,6 @@ function assignedIn(node: Node, keys: VisitorKeys): Set<string> {
   return out;
 }
 
-/**
- * A test on a result the attempt assigned: 'success' when it asks whether the result is there (`res`,
- * `res !== undefined`, `result != null`), 'failure' when it asks whether it is missing (`!res`, `message === null`).
- */
-function resultPolarity(test: Node, names: ReadonlySet<string>): 'success' | 'failure' | undefined {
-  let t = test;
-  let present = true;
-  while (t.type === 'UnaryExpression' && t.operator === '!') {
-    present = !present;
-    t = t.argument as Node;
-  }
-  if (t.type === 'BinaryExpression' && ['!==', '!=', '===', '=='].includes(t.operator as string)) {
-    const empty = (v: Node) =>
-      (v.type === 'Literal' && v.value === null) || (v.type === 'Identifier' && v.name === 'undefined');
-    const other = empty(t.right as Node) ? (t.left as Node) : empty(t.left as Node) ? (t.right as Node) : undefined;
-    if (other?.type !== 'Identifier' || !names.has(other.name as string)) return undefined;
-    if ((t.operator as string).startsWith('=')) present = !present;
-  } else if (t.type !== 'Identifier' || !names.has(t.name as string)) return undefined;
-  return present ? 'success' : 'failure';
-}
-
 /** Inside the attempt, every way out is taken on success: `if (res.ok) return res`, `if (result) break`. */
 function leavesOnSuccess(block: Node, keys: VisitorKeys): boolean {
   const names = assignedIn(block, keys);
@@ -280,41 +262,6 @@ function tailLeavesOnResult(tryStatement: Node, tail: readonly Node[], keys: Vis
         (completions(n.consequent as Node, true).has('continue') &&
           readsResult(n.test as Node) &&
           leaves(sequence(tail, true)))),
-  );
-}
-
-/**
- * `while (token === null) { await delay(ms); token = await tryGet(); }` where `tryGet`, a function of the file, returns
- * `null` from its catch: a failure told by a null result (@azure/core-rest-pipeline's token cycler).
- */
-function nullResultTest(test: Node, nodes: readonly Node[], ctx: Context): 'success' | 'failure' | undefined {
-  const names = new Set<string>();
-  for (const n of nodes) {
-    const [id, init] = bindingOf(n);
-    let call = init;
-    while (call?.type === 'AwaitExpression') call = call.argument as Node;
-    const callee = call?.type === 'CallExpression' ? (call.callee as Node) : undefined;
-    if (id?.type !== 'Identifier' || callee?.type !== 'Identifier') continue;
-    const targets = ctx.resolve(callee.name as string, callee).filter((f) => FUNCTIONS.has(f.type));
-    if (targets.some((f) => failsAsNull(f, ctx.keys))) names.add(id.name as string);
-  }
-  return names.size > 0 ? resultPolarity(test, names) : undefined;
-}
-
-/** A function whose catch clause returns `null` or `undefined`: its callers tell its failure by that result. */
-function failsAsNull(fn: Node, keys: VisitorKeys): boolean {
-  return owned(bodyOf(fn), keys, { skipLoops: false, skipCallbacks: true }).some(
-    (n) =>
-      n.type === 'CatchClause' &&
-      ((n.body as Node).body as Node[]).some((st) => {
-        const value = st.type === 'ReturnStatement' ? (st.argument as Node | null) : undefined;
-        return (
-          st.type === 'ReturnStatement' &&
-          (!value ||
-            (value.type === 'Literal' && value.value === null) ||
-            (value.type === 'Identifier' && value.name === 'undefined'))
-        );
-      }),
   );
 }
 
@@ -559,6 +506,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     if (back) viaCallback.push(...back);
     const path =
       onFailurePath(n, fn, keys, name) ??
+      nullFailure(n, fn, ctx, name) ??
       (failureReference(n, (a) => a.type === 'Identifier' && a.name === name) || back ? { handler: n } : undefined);
     if (!path || (calleeName(n) === name && changesInput(n, fn, keys))) continue;
     again.push(n);

@@ -715,4 +715,66 @@ export async function send(fn, options) {
   }
 }`,
   },
+  {
+    name: 'model: a method whose catch returns null, its caller rescheduling itself on the missing result (a token cycler)',
+    lang: 'ts',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export class Cycler {
+  private async tryGet(): Promise<Token | null> {
+    try {
+      return await this.credential.getToken(this.scopes);
+    } catch {
+      return null;
+    }
+  }
+  async refresh(): Promise<void> { // <-
+    const token = await this.tryGet();
+    if (!token) {
+      this.timer = setTimeout(() => this.refresh(), 3000);
+      return;
+    }
+    this.token = token;
+  }
+}`,
+  },
+  {
+    name: 'a recursion on a null result from a function whose catch returns null',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+async function load(url) {
+  try {
+    return await fetch(url);
+  } catch {
+    return null;
+  }
+}
+export async function get(url) { // <-
+  const res = await load(url);
+  if (res === null) {
+    await sleep(1000);
+    return get(url);
+  }
+  return res;
+}`,
+  },
+  {
+    name: 'model look-alike: a null result that means "not there yet", not a failure, polled on a timer',
+    finds: [],
+    code: `
+export class Watcher {
+  async read() {
+    if (!existsSync(this.path)) return null;
+    return readFileSync(this.path, 'utf8');
+  }
+  async watch() {
+    const text = await this.read();
+    if (!text) {
+      this.timer = setTimeout(() => this.watch(), 1000);
+      return;
+    }
+    this.emit('ready', text);
+  }
+}`,
+  },
 ];
