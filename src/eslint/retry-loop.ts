@@ -396,7 +396,8 @@ function iterates(top: Node, body: readonly Node[], parts: readonly Node[], name
 function entersAgain(call: Node, fn: Node, ctx: Context): boolean {
   if (entered(call, ctx).includes(fn)) return true;
   const isFn = (a: Node) =>
-    (a.type === 'Identifier' || a.type === 'MemberExpression') && modelOf(a, ctx).valueTargets(a).includes(fn);
+    (a.type === 'Identifier' || a.type === 'MemberExpression' || callName(a) === 'bind') &&
+    modelOf(a, ctx).valueTargets(a).includes(fn);
   return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isFn)) || failureReference(call, isFn);
 }
 
@@ -419,9 +420,15 @@ const isFailureEvent = (arg: Node | undefined): boolean =>
  */
 export function recursiveCaller(call: Node, ctx: Context): Node | undefined {
   const name = calleeName(call);
+  // `f`, `this.connect`, `this.connect.bind(this)` handed to a timer or a failure listener: the name it goes by.
+  const handedName = (a: Node): string[] => {
+    const ref = a.type === 'CallExpression' && callName(a) === 'bind' ? ((a.callee as Node).object as Node) : a;
+    const own = ref.type === 'MemberExpression' ? nameOf(ref.property as Node) : nameOf(ref);
+    return own === undefined ? [] : [own];
+  };
   const handed =
     SCHEDULES.test(name ?? '') || (LISTENS.test(name ?? '') && isFailureEvent((call.arguments as Node[])[0]))
-      ? (call.arguments as Node[]).flatMap((a) => (a.type === 'Identifier' ? [a.name as string] : []))
+      ? (call.arguments as Node[]).flatMap(handedName)
       : [];
   if (!name && handed.length === 0) return undefined;
   for (let p = call.parent; p; p = p.parent) {

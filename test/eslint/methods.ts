@@ -777,4 +777,27 @@ export class Watcher {
   }
 }`,
   },
+  {
+    name: "a method that hands itself bound (this.subscribe.bind(this)) to a timer from its callback's if (err)",
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Subscriber {
+  subscribe() { // <-
+    this.client.subscribe(this.topic, (err) => {
+      if (err) {
+        this.timer = setTimeout(this.subscribe.bind(this), 1000);
+        return;
+      }
+      this.ready = true;
+    });
+  }
+  flush() {
+    this.client.send(this.queue.splice(0), (err) => {
+      if (!err) this.timer = setTimeout(this.flush.bind(this), 1000);
+    });
+  }
+}
+module.exports = Subscriber;`,
+  },
 ];
