@@ -270,6 +270,14 @@ function listenerPath(
   return param?.type === 'Identifier' ? { errorName: param.name as string, handler: callback } : { handler: callback };
 }
 
+/** The callback's error a test asks for: `err`, or one side of an `&&` (`err && n < 5`): the branch runs on a failure. */
+function testedError(test: Node): Node | undefined {
+  if (test.type === 'LogicalExpression' && test.operator === '&&') {
+    return testedError(test.left as Node) ?? testedError(test.right as Node);
+  }
+  return nodeStyleError(test) ? test : undefined;
+}
+
 /** `(err) => { if (err) ... }`: a node-style callback's error parameter, tested. */
 function nodeStyleError(test: Node): boolean {
   const t = test;
@@ -325,10 +333,11 @@ export function onFailurePath(
     }
     if (p.type === 'IfStatement' && child !== p.test) {
       const test = p.test as Node;
-      const polarity = statusPolarity(test) ?? (nodeStyleError(test) ? 'failure' : undefined);
+      const error = testedError(test);
+      const polarity = statusPolarity(test) ?? (error ? 'failure' : undefined);
       if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
         if (remedies(child, keys, name, exempt, along)) return undefined;
-        return nodeStyleError(test) ? { errorName: test.name as string, handler: child } : { handler: child };
+        return error ? { errorName: error.name as string, handler: child } : { handler: child };
       }
     }
   }

@@ -789,8 +789,17 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
   const { keys } = ctx;
   const isError = (n: Node) => n.type === 'Identifier' && errorNames.has(n.name as string);
   // `if (err)` in a node-style callback only asks whether it failed: that is the failure path, not a look at why.
+  // `if (err && n < 5)`: each side asks whether it failed, or does not look at the error at all.
   const bare = (t: Node): boolean =>
-    t.type === 'UnaryExpression' && t.operator === '!' ? bare(t.argument as Node) : isError(t);
+    t.type === 'UnaryExpression' && t.operator === '!'
+      ? bare(t.argument as Node)
+      : t.type === 'LogicalExpression'
+        ? [t.left as Node, t.right as Node].every(
+            // `n < 5` beside it looks at nothing; `isRetryable(this.lastError)` or a status does.
+            (side) =>
+              bare(side) || !mentions(side, keys, (n) => isError(n) || isStatusRef(n) || n.type === 'CallExpression'),
+          )
+        : isError(t);
   // `err instanceof Error`, `typeof err === 'string'`: the error's type normalised, not why it failed.
   const normalises = (t: Node): boolean =>
     (t.type === 'BinaryExpression' && t.operator === 'instanceof' && refKey(t.right as Node) === 'Error') ||

@@ -800,4 +800,15 @@ class Subscriber {
 }
 module.exports = Subscriber;`,
   },
+  {
+    name: "an error-first callback's if (err && n < 5) is a failure path, and asks nothing of why it failed",
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+export function retry(fn, cb, n = 0) { // <-
+  fn((err, value) => {
+    if (err && n < 5) return setTimeout(() => retry(fn, cb, n + 1), 100 * 2 ** n);
+    cb(err, value);
+  });
+}`,
+  },
 ];
