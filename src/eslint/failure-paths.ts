@@ -51,7 +51,7 @@ export function pacedTry(tryStatement: Node, within: Node, keys: VisitorKeys): b
   const caught = completions(handlerBody, true);
   const only = (c: Set<string>) => c.size === 1 && c.has('normal');
   if (!only(block) || !only(caught)) return false;
-  const attempt = owned(tryStatement.block as Node, keys, { skipLoops: true, skipCallbacks: true });
+  const attempt = owned(tryStatement.block as Node, keys, { skipLoops: false, skipCallbacks: true });
   const results = new Set(
     attempt.flatMap((n) => {
       const [id, init] = bindingOf(n);

@@ -632,7 +632,7 @@ export class Poller {
   async poll(): Promise<void> { // <-
     try {
       const jobs = await this.fetchJobs();
-      if (jobs.length > 0) await this.run(jobs);
+      for (const job of jobs) await this.run(job);
     } catch (err) {
       this.lastError = err;
       this.emit('error', err);
