@@ -102,3 +102,23 @@ export function mentions(node: Node | undefined | null, keys: VisitorKeys, match
   });
   return found;
 }
+
+/** The name a parameter binds: `x` of `x` and of `x = 1`; undefined for a pattern. */
+export const paramName = (p: Node | undefined): string | undefined => {
+  const target = p?.type === 'AssignmentPattern' ? (p.left as Node) : p;
+  return target?.type === 'Identifier' ? (target.name as string) : undefined;
+};
+
+/** `node` is `ancestor` or sits below it. */
+export const isWithin = (node: Node, ancestor: Node): boolean => {
+  for (let p: Node | null | undefined = node; p; p = p.parent) if (p === ancestor) return true;
+  return false;
+};
+
+/** What a declarator or an assignment binds, and to what: `[id, init]`, or `[]` for any other node. */
+export const bindingOf = (n: Node): [Node, Node | null | undefined] | [] =>
+  n.type === 'VariableDeclarator'
+    ? [n.id as Node, n.init as Node | null]
+    : n.type === 'AssignmentExpression'
+      ? [n.left as Node, n.right as Node]
+      : [];

@@ -9,7 +9,7 @@
  * promise continuations and the other events of what it opens again (not through other failures), a few functions
  * deep, each step further from the failure. The attempt it comes back to is the function the failure leaves (`_open()` that sets `ws.onerror`, called
  * again through `connect()`), or for a callback the nearest named function it is written in. What is read along the
- * way back (the wait, the jitter, the limit, the check) is the next stage's (retry-loop.ts).
+ * way back (the wait, the jitter, the limit, the check) is the next stage's (properties.ts).
  *
  * One attempt can have two retries: its call failing (a catch, a rejection) and, once it succeeded, what it opened
  * failing later (a close or error event). Both are reported: the first on the attempt, the second on its listener.

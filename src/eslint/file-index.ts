@@ -255,3 +255,6 @@ export function foreignConstructions(member: Node, index: FileIndex): Node[] {
       !index.classes.has((v.callee as Node).name as string),
   );
 }
+
+/** `this`, or a variable standing for it (`self`, `_this`). */
+export const isThis = (node: Node): boolean => node.type === 'ThisExpression' || isThisAlias(node);

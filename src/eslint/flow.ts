@@ -2,7 +2,7 @@
  * How a statement can end, seen from the loop that holds it: a small control-flow summary, enough to tell a path
  * that leads back to the next attempt from one that leaves.
  */
-import { calleeName, LOOPS, type Node } from './ast';
+import { calleeName, isWithin, LOOPS, type Node } from './ast';
 
 export type Completion = 'normal' | 'continue' | 'exit' | 'throw';
 
@@ -93,3 +93,21 @@ export function after(node: Node, body: Node): Node[] {
 export const leadsBack = (c: Set<Completion>): boolean => c.has('normal') || c.has('continue');
 /** The path can leave the loop (return or break). */
 export const leaves = (c: Set<Completion>): boolean => c.has('exit');
+
+/** `node` sits in a branch (of an if, a ?:, a switch, a try) that holds none of `along`, below `top`. */
+export function offPath(node: Node, top: Node, along: readonly Node[]): boolean {
+  if (!isWithin(node, top)) return false;
+  let child = node;
+  for (let p = node.parent; p && child !== top; child = p, p = p.parent) {
+    const branches =
+      p.type === 'IfStatement' || p.type === 'ConditionalExpression'
+        ? [p.consequent, p.alternate]
+        : p.type === 'SwitchStatement'
+          ? (p.cases as Node[])
+          : p.type === 'TryStatement'
+            ? [p.block, p.handler]
+            : [];
+    if (branches.includes(child) && !along.some((a) => isWithin(a, child))) return true;
+  }
+  return false;
+}

@@ -12,7 +12,7 @@
  * property of an object out of reach) is out of reach: no edge.
  *
  * The next stage (cycles.ts) finds in it the cycles that leave a call through a failure and come back to it; the last
- * (retry-loop.ts) reads the wait, jitter, limit and check along each.
+ * (properties.ts) reads the wait, jitter, limit and check along each.
  */
 import { callName, FUNCTIONS, type Node, nameOf, owned, refKey, type VisitorKeys, walk } from './ast';
 import { fileIndex, foreignConstructions, memberTargets, thisAliasBlock } from './file-index';
@@ -351,4 +351,46 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     into: (fn) => into.get(fn) ?? none,
     valueTargets,
   };
+}
+
+/** What the reading of a file is given: how to walk its nodes and what a name refers to. */
+export interface Context {
+  readonly keys: VisitorKeys;
+  readonly resolve: Resolve;
+}
+
+/** The callee a call goes by, past `f.bind(this)` / `f.call(this)` and wrappers. */
+function reference(n: Node): Node | undefined {
+  if (n.type === 'CallExpression') {
+    let callee = n.callee as Node;
+    while (callee.type === 'ChainExpression' || callee.type === 'TSNonNullExpression')
+      callee = callee.expression as Node;
+    if (
+      callee.type === 'MemberExpression' &&
+      ['bind', 'call', 'apply'].includes(nameOf(callee.property as Node) ?? '')
+    ) {
+      return callee.object as Node;
+    }
+    return callee;
+  }
+  // A function handed on: `setTimeout(connect, ms)`, `.catch(onError)`, `on('close', this.onClose)`.
+  if ((n.type === 'Identifier' || n.type === 'MemberExpression') && n.parent?.type === 'CallExpression') {
+    return (n.parent.arguments as Node[]).includes(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The functions of this file that a call or a handed reference enters: `f()`, `this.m()`, `this.#m()`,
+ * `this.timer.schedule()` on a helper class of the file (and on to the callback its constructor was given), or, for a
+ * helper class out of reach (imported), the callbacks it was constructed with.
+ */
+export function entered(n: Node, ctx: Context): Node[] {
+  const ref = reference(n);
+  if (!ref || (ref.type !== 'Identifier' && ref.type !== 'MemberExpression')) return [];
+  const targets = fileModel(ref, ctx.keys, ctx.resolve).valueTargets(ref);
+  if (targets.length > 0 || n.type !== 'CallExpression' || ref.type !== 'MemberExpression') return targets;
+  return foreignConstructions(ref.object as Node, fileIndex(ref, ctx.keys)).flatMap((c) =>
+    (c.arguments as Node[]).filter((a) => FUNCTIONS.has(a.type)),
+  );
 }

@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 import { calleeName, children, type Node, nameOf, refKey, type VisitorKeys } from '../../src/eslint/ast';
 import { completions, after as following, sequence } from '../../src/eslint/flow';
-import { statusPolarity } from '../../src/eslint/retry-loop';
+import { statusPolarity } from '../../src/eslint/properties';
 
 /** Parses `code` through ESLint (espree, or typescript-eslint for ts) and returns the program's statements. */
 function parse(code: string, ts = false): { body: Node[]; keys: VisitorKeys } {

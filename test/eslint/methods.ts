@@ -569,4 +569,246 @@ export class Poller {
   }
 }`,
   },
+  {
+    name: 'loop: a worker that keeps its pace through failures tries a failed fetch again at that pace (pg-boss)',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+const { delay } = require('./tools');
+class Worker {
+  async start() {
+    while (!this.stopping) { // <-
+      const started = Date.now();
+      try {
+        const jobs = await this.fetch();
+        if (jobs) await this.onFetch(jobs);
+      } catch (err) {
+        this.lastErrorOn = Date.now();
+        this.lastError = err;
+        this.onError(err);
+      }
+      const elapsed = Date.now() - started;
+      if (!this.stopping && this.interval - elapsed > 100) await delay(this.interval - elapsed);
+    }
+  }
+}
+module.exports = Worker;`,
+  },
+  {
+    name: 'look-alike: a paced worker whose catch waits and goes round on its own, or that takes the next item off a queue',
+    finds: [],
+    code: `
+export async function work(queue, interval) {
+  for (;;) {
+    try {
+      const item = await queue.shift();
+      if (item) await handle(item);
+    } catch (err) {
+      report(err);
+    }
+    await sleep(interval);
+  }
+}
+export async function watch(fn) {
+  while (true) {
+    try {
+      const r = await fn();
+      show(r);
+    } catch (e) {
+      await sleep(1000);
+      continue;
+    }
+    await sleep(5000);
+  }
+}`,
+  },
+  {
+    name: 'model: a poll that reschedules itself after a try whose catch only reports retries a failed fetch at its pace',
+    lang: 'ts',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export class Poller {
+  private timer?: ReturnType<typeof setTimeout>;
+  async poll(): Promise<void> { // <-
+    try {
+      const jobs = await this.fetchJobs();
+      for (const job of jobs) await this.run(job);
+    } catch (err) {
+      this.lastError = err;
+      this.emit('error', err);
+    }
+    this.timer = setTimeout(() => this.poll(), this.interval);
+  }
+}`,
+  },
+  {
+    name: 'model look-alike: a heartbeat that reschedules itself after a ping nothing reads, or after a catch that reconnects',
+    finds: [],
+    code: `
+export class Beat {
+  async beat() {
+    try {
+      await this.ping();
+    } catch (err) {
+      this.emit('error', err);
+    }
+    this.timer = setTimeout(() => this.beat(), 30000);
+  }
+  async sync() {
+    try {
+      const state = await this.fetchState();
+      this.apply(state);
+    } catch (err) {
+      this.reconnect();
+    }
+    setTimeout(() => this.sync(), 5000);
+  }
+}`,
+  },
+  {
+    name: "model: a client's failure interceptor that sends the failed request again through the client, at once (axios-retry)",
+    finds: ['no-immediate-retry', 'require-transient-check'],
+    code: `
+export function attach(client) {
+  client.interceptors.response.use(undefined, async (error) => { // <-
+    const { config } = error;
+    if (!config || config.retries >= 3) throw error;
+    return resend(client, config);
+  });
+}
+function resend(instance, config) {
+  config.retries = (config.retries || 0) + 1;
+  return instance.request(config);
+}`,
+  },
+  {
+    name: 'model look-alike: an interceptor that refreshes the token before sending the request again repairs first',
+    lang: 'ts',
+    finds: [],
+    code: `
+export function auth(client: Client, store: Store): void {
+  client.interceptors.response.use(
+    (r) => r,
+    async (error) => {
+      if (error.response?.status === 401) {
+        await store.refreshToken();
+        return client(error.config);
+      }
+      throw error;
+    },
+  );
+}`,
+  },
+  {
+    name: 'a delay from a function taken out of the options (const { retryDelay } = options) is out of reach, not fixed',
+    finds: [],
+    code: `
+export async function send(fn, options) {
+  const { retries, retryDelay } = options;
+  for (let i = 0; i < retries; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransient(err)) throw err;
+      await sleep(retryDelay(i));
+    }
+  }
+}`,
+  },
+  {
+    name: 'model: a method whose catch returns null, its caller rescheduling itself on the missing result (a token cycler)',
+    lang: 'ts',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+export class Cycler {
+  private async tryGet(): Promise<Token | null> {
+    try {
+      return await this.credential.getToken(this.scopes);
+    } catch {
+      return null;
+    }
+  }
+  async refresh(): Promise<void> { // <-
+    const token = await this.tryGet();
+    if (!token) {
+      this.timer = setTimeout(() => this.refresh(), 3000);
+      return;
+    }
+    this.token = token;
+  }
+}`,
+  },
+  {
+    name: 'a recursion on a null result from a function whose catch returns null',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+async function load(url) {
+  try {
+    return await fetch(url);
+  } catch {
+    return null;
+  }
+}
+export async function get(url) { // <-
+  const res = await load(url);
+  if (res === null) {
+    await sleep(1000);
+    return get(url);
+  }
+  return res;
+}`,
+  },
+  {
+    name: 'model look-alike: a null result that means "not there yet", not a failure, polled on a timer',
+    finds: [],
+    code: `
+export class Watcher {
+  async read() {
+    if (!existsSync(this.path)) return null;
+    return readFileSync(this.path, 'utf8');
+  }
+  async watch() {
+    const text = await this.read();
+    if (!text) {
+      this.timer = setTimeout(() => this.watch(), 1000);
+      return;
+    }
+    this.emit('ready', text);
+  }
+}`,
+  },
+  {
+    name: "a method that hands itself bound (this.subscribe.bind(this)) to a timer from its callback's if (err)",
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Subscriber {
+  subscribe() { // <-
+    this.client.subscribe(this.topic, (err) => {
+      if (err) {
+        this.timer = setTimeout(this.subscribe.bind(this), 1000);
+        return;
+      }
+      this.ready = true;
+    });
+  }
+  flush() {
+    this.client.send(this.queue.splice(0), (err) => {
+      if (!err) this.timer = setTimeout(this.flush.bind(this), 1000);
+    });
+  }
+}
+module.exports = Subscriber;`,
+  },
+  {
+    name: "an error-first callback's if (err && n < 5) is a failure path, and asks nothing of why it failed",
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+export function retry(fn, cb, n = 0) { // <-
+  fn((err, value) => {
+    if (err && n < 5) return setTimeout(() => retry(fn, cb, n + 1), 100 * 2 ** n);
+    cb(err, value);
+  });
+}`,
+  },
 ];
