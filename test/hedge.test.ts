@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { createHedge, type HedgeContext, type HedgeEvent, hedged } from '../src/hedge/index';
+import { createHedge, type HedgeContext, type HedgeEvent, hedged, isSlowdown } from '../src/hedge/index';
 import { createRetryBudget, type RetryError, retry } from '../src/index';
 import { settle, stray, useFakeClock } from './helpers';
 
@@ -322,6 +322,34 @@ describe('hedged: what bounds it', () => {
     }
     expect(events.filter((e) => e.sent)).toHaveLength(2);
     expect(events.filter((e) => !e.sent).every((e) => e.reason === 'load')).toBe(true);
+  });
+
+  it('refuses a hedge (slow) while most of the recent calls cross the delay: a slowdown, not a tail', async () => {
+    const events: HedgeEvent[] = [];
+    const h = createHedge({ delayMs: 10, onHedge: (e) => events.push(e) });
+    for (let k = 0; k < 200; k++) await retry(hedged(() => 'fast', h)); // 200 calls: 10 hedges saved
+    // Then every call is slow: the first few are hedged, until more than 10% of the last 3 s of calls crossed.
+    for (let k = 0; k < 30; k++) {
+      const call = settle(
+        retry(
+          hedged(
+            planned([
+              [100, 'slow'],
+              [100, 'slow too'],
+            ]),
+            h,
+          ),
+        ),
+      );
+      await fake.clock.tickAsync(100);
+      expect(call.result.status).toBe('fulfilled');
+    }
+    const reasons = events.map((e) => e.reason ?? 'sent');
+    expect(reasons.slice(0, 10)).toEqual(Array(10).fill('sent'));
+    expect(reasons.slice(-5)).toEqual(Array(5).fill('slow'));
+    expect(isSlowdown(21, 200, 0.05)).toBe(true);
+    expect(isSlowdown(20, 200, 0.05)).toBe(false);
+    expect(isSlowdown(19, 19, 0.05)).toBe(false); // too few calls to say
   });
 
   it('maxExtraLoad 0 turns hedging off: no timer at all', async () => {

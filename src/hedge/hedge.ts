@@ -1,10 +1,18 @@
 import { unreadable } from '../validate';
-import { type SteadyClock, steadyClock } from '../window';
+import { SlidingCounts, type SteadyClock, steadyClock } from '../window';
 import { LatencyWindow } from './latency';
 import { type HedgeEvent, type HedgeOptions, type HedgeRefusal, type HedgeSettings, hedgeSettings } from './options';
 
 /** The most hedges a quiet spell saves up (see `maxExtraLoad`): what a process can add at once when trouble starts. */
 export const BURST = 10;
+/**
+ * The window, in ms, over which a process tells a tail from a slowdown: the share of its calls that crossed their
+ * hedge delay (as the budget's `failureWindowMs`).
+ */
+export const SPREAD_MS = 3_000;
+/** The fewest calls in that window for the share to be read: fewer say nothing (the cap still bounds them). */
+export const SPREAD_CALLS = 20;
+
 /** A token's float slack: twenty calls at 0.05 sum to 0.9999999999999999, which is one. */
 const SLACK = 1e-9;
 
@@ -14,11 +22,20 @@ export type HedgeDecision = { readonly send: true } | { readonly send: false; re
 const SEND: HedgeDecision = Object.freeze({ send: true });
 const LOAD: HedgeDecision = Object.freeze({ send: false, reason: 'load' });
 const BUDGET: HedgeDecision = Object.freeze({ send: false, reason: 'budget' });
+const SLOW: HedgeDecision = Object.freeze({ send: false, reason: 'slow' });
 
 /**
  * Whether `tokens` (a process's saved share of hedges, see `maxExtraLoad`) pay for one more hedge.
  */
 export const canSpend = (tokens: number): boolean => tokens + SLACK >= 1;
+
+/**
+ * Whether `crossed` of `calls` crossing their hedge delay says the dependency is slow as a whole, not in its tail:
+ * more than twice `maxExtraLoad` of them, with {@link SPREAD_CALLS} known. In a tail a few percent cross (those a
+ * percentile delay is set for); in a slowdown nearly all do, and a hedge would add load rather than cut a tail.
+ */
+export const isSlowdown = (crossed: number, calls: number, maxExtraLoad: number): boolean =>
+  calls >= SPREAD_CALLS && crossed > 2 * maxExtraLoad * calls;
 
 /**
  * A hedge policy and its shared state: the latency window the percentile delay is read from, and the tokens of the
@@ -30,6 +47,8 @@ export class Hedge {
   /** The options, checked and frozen. */
   declare readonly settings: HedgeSettings;
   #tokens = 0;
+  /** a: calls begun, b: the calls among them that crossed their delay, over {@link SPREAD_MS}. */
+  readonly #spread = new SlidingCounts(SPREAD_MS);
   readonly #latency: LatencyWindow;
   readonly #now: SteadyClock;
 
@@ -48,7 +67,10 @@ export class Hedge {
     const { maxExtraLoad, delayMs } = this.settings;
     if (maxExtraLoad === 0) return undefined;
     this.#tokens = Math.min(BURST, this.#tokens + maxExtraLoad);
-    return delayMs ?? this.#latency.percentile(this.#now());
+    const now = this.#now();
+    this.#spread.advance(now);
+    this.#spread.add(1, 0);
+    return delayMs ?? this.#latency.percentile(now);
   }
 
   /**
@@ -56,9 +78,15 @@ export class Hedge {
    * it costs if so (a token, and the budget's withdrawal), and tells `onHedge`.
    */
   decide(hedge: number, delayMs: number): HedgeDecision {
-    const { budget, onHedge } = this.settings;
+    const { budget, onHedge, maxExtraLoad } = this.settings;
+    const spread = this.#spread;
+    if (hedge === 1) {
+      spread.advance(this.#now());
+      spread.add(0, 1);
+    }
     let decision = SEND;
-    if (!canSpend(this.#tokens)) decision = LOAD;
+    if (isSlowdown(spread.b, spread.a, maxExtraLoad)) decision = SLOW;
+    else if (!canSpend(this.#tokens)) decision = LOAD;
     else if (budget && (budget.queueing?.() || !budget.tryWithdraw())) decision = BUDGET;
     else this.#tokens -= 1;
     if (onHedge) {
@@ -96,7 +124,7 @@ export class Hedge {
 /**
  * A hedge for slow attempts: shared by every call to one dependency, given to {@link hedged} (any `retry()` fn) or to
  * `hedgedFetch` (`retryingFetch`'s `fetch`). When an attempt has not answered after the delay (a percentile of this
- * process's observed latencies, default p98 once 100 were seen; or a fixed `delayMs`), a second attempt is sent and
+ * process's observed latencies, default p95 once 100 were seen; or a fixed `delayMs`), a second attempt is sent and
  * the first answer wins; the others are aborted.
  *
  * Bounded by construction: each call earns `maxExtraLoad` (default 5%) of a hedge and a hedge spends a whole one, so
@@ -108,7 +136,7 @@ export class Hedge {
  * Choose it for idempotent reads with a long tail (a p99.9 many times the median: a GC pause, a slow disk) from a busy
  * process; not for writes, nor for a dependency that is slow because it is saturated (hedging adds load).
  *
- * @param options - See {@link HedgeOptions}. Default: p98 of the last 30-60 s after 100 samples, 1 hedge, 5% cap.
+ * @param options - See {@link HedgeOptions}. Default: p95 of the last 30-60 s after 100 samples, 1 hedge, a 5% cap.
  * @throws TypeError or RangeError naming the option, for a bad option.
  *
  * @example
@@ -116,7 +144,7 @@ export class Hedge {
  * import { createRetryBudget, retry } from 'herdless';
  * import { createHedge, hedged } from 'herdless/hedge';
  * const budget = createRetryBudget();
- * const hedge = createHedge({ budget }); // p98 delay, at most 5% extra load, none while the budget sees trouble
+ * const hedge = createHedge({ budget }); // p95 delay, at most 5% extra load, none while the budget sees a queue
  * const user = await retry(hedged(({ signal }) => api.getUser(id, { signal }), hedge), { budget, attemptTimeoutMs: 1_000 });
  * ```
  */

@@ -19,9 +19,12 @@ export interface HedgeEvent {
  * Why a hedge was not sent when its delay passed:
  * - `'load'`: the cap on extra load (`maxExtraLoad`) has no hedge to spare now;
  * - `'budget'`: the retry budget says the dependency is queueing (a hedge would join the queue), or its
- *   volume cap (`ratio`) refused the withdrawal, as it would a retry's.
+ *   volume cap (`ratio`) refused the withdrawal, as it would a retry's;
+ * - `'slow'`: more than twice `maxExtraLoad` of this process's calls over the last 3 s crossed their delay (with 20
+ *   of them at least): the dependency is slow as a whole (a slowdown, an overload), not in its tail, and a hedge would
+ *   add load rather than cut a tail.
  */
-export type HedgeRefusal = 'load' | 'budget';
+export type HedgeRefusal = 'load' | 'budget' | 'slow';
 
 /** What {@link createHedge} accepts; every field is optional. */
 export interface HedgeOptions {
@@ -33,9 +36,9 @@ export interface HedgeOptions {
   readonly delayMs?: number | undefined;
   /**
    * Without `delayMs`: the hedge delay is this percentile of the latencies this process observed over the last one to
-   * two `windowMs` (no hedge at all until `minSamples` were seen, as tower does). A number in (0, 1). Default `0.98`:
-   * with `maxExtraLoad` 0.05, the 2% of attempts that cross it leave room in the cap for bursts of slow ones (at the
-   * `0.95` Finagle derives from a 5% cap, ordinary attempts spend what the slow ones need: bench/README.md).
+   * two `windowMs` (no hedge at all until `minSamples` were seen, as tower does). A number in (0, 1). Default `0.95`,
+   * Finagle's `1 - maxExtraLoad`: the 5% of calls that cross it are what the 5% cap pays for, with up to 10 hedges
+   * saved for a burst of slow ones (with one saved, ordinary calls spent what the slow ones needed: bench/README.md).
    */
   readonly percentile?: number | undefined;
   /** The fewest latencies observed before a percentile delay is used: an integer >= 1. Default `100`. */
@@ -108,7 +111,7 @@ export function hedgeSettings(options: HedgeOptions): HedgeSettings {
   }
   return Object.freeze({
     delayMs: delayMs === undefined ? undefined : finite('delayMs', delayMs, 0),
-    percentile: num('percentile', or(percentile, 0.98), 'a number in (0, 1)', (n) => n > 0 && n < 1),
+    percentile: num('percentile', or(percentile, 0.95), 'a number in (0, 1)', (n) => n > 0 && n < 1),
     minSamples: integer('minSamples', options.minSamples, 100),
     windowMs: finite('windowMs', or(options.windowMs, 30_000), 1, WINDOW),
     maxHedges: integer('maxHedges', options.maxHedges, 1),

@@ -167,7 +167,7 @@ export function race<T>(
  * ```ts
  * import { retry } from 'herdless';
  * import { createHedge, hedged } from 'herdless/hedge';
- * const hedge = createHedge({ delayMs: 50 }); // a fixed delay: the dependency's healthy p98
+ * const hedge = createHedge({ delayMs: 50 }); // a fixed delay: the dependency's healthy p95
  * const item = await retry(hedged(({ signal }) => cache.get(key, { signal }), hedge), { maxAttempts: 3 });
  * ```
  */
