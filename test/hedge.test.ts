@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createHedge, type HedgeContext, type HedgeEvent, hedged, isSlowdown } from '../src/hedge/index';
 import { createRetryBudget, type RetryError, retry } from '../src/index';
 import { settle, stray, useFakeClock } from './helpers';
@@ -427,6 +427,56 @@ describe('hedged: what bounds it', () => {
     expect(answers.filter((a) => a === 1)).toHaveLength(10);
     expect(fake.clock.countTimers()).toBe(0);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('hedged: a broken clock', () => {
+  it('a clock that breaks as the answer is recorded: the answer stays the call, the error is reported', async () => {
+    const reported: unknown[] = [];
+    vi.stubGlobal('reportError', (error: unknown) => reported.push(error));
+    try {
+      let broken = false;
+      const h = createHedge({ delayMs: 50, maxExtraLoad: 1, now: () => (broken ? Number.NaN : 0) });
+      const answer = await retry(
+        hedged(async () => {
+          broken = true;
+          return 'ok';
+        }, h),
+      );
+      expect(answer).toBe('ok');
+      expect(String(reported[0])).toMatch(/now\(\) must be a finite number/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("a budget's clock that breaks when a hedge is decided: no hedge, the first attempt answers, the error reported", async () => {
+    const reported: unknown[] = [];
+    vi.stubGlobal('reportError', (error: unknown) => reported.push(error));
+    try {
+      let broken = false;
+      const budget = createRetryBudget({ now: () => (broken ? Number.NaN : 0) });
+      const h = createHedge({ delayMs: 50, maxExtraLoad: 1, budget });
+      const seen: AbortSignal[] = [];
+      const call = settle(retry(hedged(planned([[100, 'primary']], seen), h)));
+      broken = true;
+      await fake.clock.tickAsync(100);
+      expect(call.result.value).toBe('primary');
+      expect(seen).toHaveLength(1);
+      expect(String(reported[0])).toMatch(/now\(\) must be a finite number/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('a clock that breaks as a call begins rejects that call with its error', async () => {
+    const h = createHedge({ delayMs: 50, now: () => Number.NaN });
+    await expect(
+      retry(
+        hedged(() => 1, h),
+        { maxAttempts: 1 },
+      ),
+    ).rejects.toThrow(/now\(\) must be a finite number/);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { RetryContext } from '../policy';
+import { reportLater } from '../report';
 import { fail } from '../validate';
 import { isThenable, now, subscribe } from '../wait';
 import type { Hedge } from './hedge';
@@ -105,7 +106,11 @@ export function race<T>(
         pending--;
         if (done) return discard?.(value);
         if (failed?.(value)) return lose(value, false);
-        hedge.record(now() - began);
+        try {
+          hedge.record(now() - began);
+        } catch (error) {
+          reportLater(error); // a broken clock: the answer stays the call's, and the error is not lost
+        }
         if (held && !held.threw) discard?.(held.value as T);
         finish(true, value, controller);
       };
@@ -123,8 +128,14 @@ export function race<T>(
     const fire = () => {
       timer = undefined;
       if (done || delayMs === undefined) return;
-      const decision = hedge.decide(sent + 1, delayMs);
-      if (!decision.send) return; // refused: no more hedges this round
+      let send: boolean;
+      try {
+        send = hedge.decide(sent + 1, delayMs).send;
+      } catch (error) {
+        reportLater(error); // a broken clock (the hedge's, the budget's): no hedge, and the attempts go on
+        return;
+      }
+      if (!send) return; // refused: no more hedges this round
       launch(++sent);
       arm();
     };
