@@ -190,6 +190,22 @@ describe('hedgedFetch', () => {
     expect(fake.clock.countTimers()).toBe(0);
   });
 
+  it("the winner's signal follows the caller's after the call resolved: a later abort still cancels its body", async () => {
+    const { fetch, sent } = stub([
+      [1_000, 200],
+      [10, 200],
+    ]);
+    const controller = new AbortController();
+    const get = hedgedFetch(createHedge({ delayMs: 50, maxExtraLoad: 1 }), { fetch });
+    const call = settle(get('https://api.test/items', { signal: controller.signal }));
+    await fake.clock.tickAsync(60);
+    expect((call.result.value as Response).status).toBe(200);
+    expect(sent[1]?.signal.aborted).toBe(false);
+    const reason = new Error('the caller left');
+    controller.abort(reason);
+    expect(sent[1]?.signal.reason).toBe(reason);
+  });
+
   it('a signal already aborted rejects at once', async () => {
     const { fetch, sent } = stub([]);
     const get = hedgedFetch(createHedge({ delayMs: 50 }), { fetch });

@@ -242,6 +242,24 @@ describe('hedged: the race', () => {
     expect(fake.clock.countTimers()).toBe(0);
   });
 
+  it("an abort from the first attempt's own synchronous part ends the round with its reason", async () => {
+    const h = createHedge({ delayMs: 50, maxExtraLoad: 1 });
+    const controller = new AbortController();
+    const reason = new Error('aborted from inside');
+    const call = settle(
+      retry(
+        hedged(({ signal }) => {
+          controller.abort(reason);
+          return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+        }, h),
+        { signal: controller.signal },
+      ),
+    );
+    await fake.clock.tickAsync(0);
+    expect(call.result.reason).toBe(reason);
+    expect(fake.clock.countTimers()).toBe(0);
+  });
+
   it('an abort before the hedge is due clears its timer', async () => {
     const h = createHedge({ delayMs: 50, maxExtraLoad: 1 });
     const controller = new AbortController();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHedge, type HedgeEvent, hedged } from '../src/hedge/index';
+import { createHedge, type HedgeEvent, type HedgeOptions, hedged } from '../src/hedge/index';
 import { retry } from '../src/index';
 import { hedgeTelemetry, names } from '../src/otel/index';
 import { settle, useFakeClock } from './helpers';
@@ -51,7 +51,7 @@ describe('hedgeTelemetry', () => {
   });
 
   it('records into the global provider by default, and checks its options', () => {
-    const options = hedgeTelemetry({}, { name: 'x' });
+    const options = hedgeTelemetry({} as HedgeOptions, { name: 'x' });
     expect(typeof options.onHedge).toBe('function');
     expect(() => hedgeTelemetry(null as never, { name: 'x' })).toThrow(/the hedge options must be an object/);
     expect(() => hedgeTelemetry({ onHedge: 1 } as never, { name: 'x' })).toThrow(/onHedge must be a function/);

@@ -1,6 +1,7 @@
 import {
   discard,
   type Fetch,
+  follow,
   IDEMPOTENT_METHODS,
   isRequest,
   isStream,
@@ -75,13 +76,16 @@ export function hedgedFetch(hedge: Hedge, options: HedgedFetchOptions = {}): Fet
     const request = isRequest(input) ? input : undefined;
     const method = init?.method ?? request?.method ?? 'GET';
     if (!isHedgeable(method, new Headers(init?.headers ?? request?.headers), init?.body)) return fetch(input, init);
+    const parent = init?.signal ?? request?.signal ?? undefined;
     return race<Response>(
       hedge,
-      () => init?.signal ?? request?.signal ?? undefined,
+      () => parent,
       // Each attempt sends a clone of a Request, so the body of the first is still there for a hedge.
       (signal) => fetch(signal && request ? request.clone() : input, signal ? { ...init, signal } : init),
       (response) => failing.has(response.status),
       discard,
+      // The winner's body outlives the round: the caller's abort must still cancel it, as with fetch (held weakly).
+      (response, controller) => parent && follow([parent], controller, response),
     );
   };
 }

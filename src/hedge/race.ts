@@ -35,13 +35,10 @@ class Attempt implements HedgeContext {
 export const lost = (): DOMException =>
   new DOMException('herdless: another attempt of this call answered first', 'AbortError');
 
-/** Whether the runtime links signals itself (Node 20.3+, browsers since 2024, Deno, Bun). */
-const linkable = (): boolean => typeof AbortSignal.any === 'function';
-
 /**
  * One round of a hedged call: the first attempt now, then up to `maxHedges` more, each after one more delay, while none
- * has answered and the hedge lets them. The first answer that is not a failure wins; the others are aborted (`lost`),
- * and a late answer is `discard`ed. An attempt that rejects, or whose value `failed` says is a failure, ends the round
+ * has answered and the hedge lets them. The first answer that is not a failure wins (`won` is told of it and of its
+ * controller); the others are aborted (`lost`), and a late answer is `discard`ed. An attempt that rejects, or whose value `failed` says is a failure, ends the round
  * only when no other is in flight (with its outcome, an earlier failed value `discard`ed), and stops further hedges: a
  * failure is the retry's to answer, not the hedge's. `parent` aborting ends the round at once with its reason, and
  * aborts every attempt. Every timer is cleared and the listener removed when the round settles.
@@ -52,6 +49,7 @@ export function race<T>(
   start: (signal: AbortSignal | undefined, index: number) => T | PromiseLike<T>,
   failed?: (value: T) => boolean,
   discard?: (value: T) => void,
+  won?: (value: T, controller: AbortController) => void,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const began = now();
@@ -71,8 +69,14 @@ export function race<T>(
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       unsubscribe?.();
-      const reason = ok ? lost() : parent?.aborted ? parent.reason : lost();
-      for (const c of controllers) if (c !== winner) c.abort(reason);
+      // The reason is made only for a loser to abort: a DOMException costs more than the rest of a round.
+      let reason: unknown;
+      for (const c of controllers) {
+        if (c === winner) continue;
+        reason ??= !ok && parent?.aborted ? parent.reason : lost();
+        c.abort(reason);
+      }
+      if (winner) won?.(value as T, winner);
       if (ok) resolve(value as T);
       else reject(value);
     };
@@ -93,7 +97,9 @@ export function race<T>(
       if (delayMs !== undefined) {
         controller = new AbortController();
         controllers.push(controller);
-        signal = parent && linkable() ? AbortSignal.any([parent, controller.signal]) : controller.signal;
+        // Its own signal, aborted with the parent's reason through the one listener below (not AbortSignal.any: about
+        // 30 us each on Node 20, a hundred times the rest of a round).
+        signal = controller.signal;
       }
       pending++;
       let result: T | PromiseLike<T>;
@@ -141,6 +147,7 @@ export function race<T>(
     };
     launch(0);
     if (done || delayMs === undefined) return;
+    if (parent?.aborted) return finish(false, parent.reason); // aborted by the first attempt's own synchronous part
     if (parent) {
       unsubscribe = subscribe(parent, {
         fire: () => {

@@ -175,11 +175,12 @@ const collected =
 const held = /* @__PURE__ */ new WeakMap<object, AbortController>();
 
 /**
- * Where `AbortSignal.any` is missing (Node 18 before 18.17, Node 20 before 20.3, Safari before 17.4): the caller's signals abort `controller` (the
- * returned Response's body's) after retry() resolved too, as with fetch. Through the registry, holding the controller
+ * Where `AbortSignal.any` is missing (Node 18 before 18.17, Node 20 before 20.3, Safari before 17.4), and for a hedged
+ * request's winner (herdless/hedge): the caller's signals abort `controller` (the returned Response's body's) after
+ * retry() resolved too, as with fetch. Through the registry, holding the controller
  * weakly: the subscription ends when the Response is collected, so a long-lived signal holds nothing per call.
  */
-function follow(signals: readonly AbortSignal[], controller: AbortController, response: Response): void {
+export function follow(signals: readonly AbortSignal[], controller: AbortController, response: Response): void {
   const ref = typeof WeakRef === 'function' ? new WeakRef(controller) : { deref: () => controller };
   const releases: (() => void)[] = [];
   for (const s of signals) {
