@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { createHedge, type HedgeContext, type HedgeEvent, hedged, isSlowdown } from '../src/hedge/index';
+import { createHedge, type Hedge, type HedgeContext, type HedgeEvent, hedged, isSlowdown } from '../src/hedge/index';
 import { createRetryBudget, type RetryError, retry } from '../src/index';
 import { settle, stray, useFakeClock } from './helpers';
 
@@ -27,6 +27,35 @@ function planned(plans: [number, string | Error][], seen: AbortSignal[] = []) {
     const [ms, out] = plans[i++] as [number, string | Error];
     return out instanceof Error ? slow(ms, '', seen, out)(c) : slow(ms, out, seen)(c);
   };
+}
+
+/** Two attempts that would each answer after 1 s: a round the test ends otherwise. */
+const bothSlow = (seen: AbortSignal[]) =>
+  planned(
+    [
+      [1_000, 'a'],
+      [1_000, 'b'],
+    ],
+    seen,
+  );
+
+/** `n` calls one after the other, each a first attempt of 100 ms and a hedge (if sent) of `hedgeMs`: all answered. */
+async function slowCalls(h: Hedge, n: number, hedgeMs: number): Promise<void> {
+  for (let k = 0; k < n; k++) {
+    const call = settle(
+      retry(
+        hedged(
+          planned([
+            [100, 'slow'],
+            [hedgeMs, 'hedge'],
+          ]),
+          h,
+        ),
+      ),
+    );
+    await fake.clock.tickAsync(100);
+    expect(call.result.status).toBe('fulfilled');
+  }
 }
 
 describe('hedged: the race', () => {
@@ -183,21 +212,7 @@ describe('hedged: the race', () => {
     const h = createHedge({ delayMs: 50, maxExtraLoad: 1 });
     const seen: AbortSignal[] = [];
     const errors = await stray(async () => {
-      const call = settle(
-        retry(
-          hedged(
-            planned(
-              [
-                [1_000, 'a'],
-                [1_000, 'b'],
-              ],
-              seen,
-            ),
-            h,
-          ),
-          { timeoutMs: 80 },
-        ),
-      );
+      const call = settle(retry(hedged(bothSlow(seen), h), { timeoutMs: 80 }));
       await fake.clock.tickAsync(80);
       expect(call.result.status).toBe('rejected');
       expect((call.result.reason as RetryError).reason).toBe('timeout');
@@ -215,21 +230,7 @@ describe('hedged: the race', () => {
     const seen: AbortSignal[] = [];
     const reason = new Error('shutting down');
     const errors = await stray(async () => {
-      const call = settle(
-        retry(
-          hedged(
-            planned(
-              [
-                [1_000, 'a'],
-                [1_000, 'b'],
-              ],
-              seen,
-            ),
-            h,
-          ),
-          { signal: controller.signal },
-        ),
-      );
+      const call = settle(retry(hedged(bothSlow(seen), h), { signal: controller.signal }));
       await fake.clock.tickAsync(60);
       expect(seen).toHaveLength(2);
       controller.abort(reason);
@@ -323,21 +324,7 @@ describe('hedged: what bounds it', () => {
   it('never hedges more than maxExtraLoad of its calls: the cap refuses with load', async () => {
     const events: HedgeEvent[] = [];
     const h = createHedge({ delayMs: 10, maxExtraLoad: 0.25, onHedge: (e) => events.push(e) });
-    for (let k = 0; k < 8; k++) {
-      const call = settle(
-        retry(
-          hedged(
-            planned([
-              [100, 'slow'],
-              [1, 'hedge'],
-            ]),
-            h,
-          ),
-        ),
-      );
-      await fake.clock.tickAsync(100);
-      expect(call.result.status).toBe('fulfilled');
-    }
+    await slowCalls(h, 8, 1);
     expect(events.filter((e) => e.sent)).toHaveLength(2);
     expect(events.filter((e) => !e.sent).every((e) => e.reason === 'load')).toBe(true);
   });
@@ -347,21 +334,7 @@ describe('hedged: what bounds it', () => {
     const h = createHedge({ delayMs: 10, onHedge: (e) => events.push(e) });
     for (let k = 0; k < 200; k++) await retry(hedged(() => 'fast', h)); // 200 calls: 10 hedges saved
     // Then every call is slow: the first few are hedged, until more than 10% of the last 3 s of calls crossed.
-    for (let k = 0; k < 30; k++) {
-      const call = settle(
-        retry(
-          hedged(
-            planned([
-              [100, 'slow'],
-              [100, 'slow too'],
-            ]),
-            h,
-          ),
-        ),
-      );
-      await fake.clock.tickAsync(100);
-      expect(call.result.status).toBe('fulfilled');
-    }
+    await slowCalls(h, 30, 100);
     const reasons = events.map((e) => e.reason ?? 'sent');
     expect(reasons.slice(0, 10)).toEqual(Array(10).fill('sent'));
     expect(reasons.slice(-5)).toEqual(Array(5).fill('slow'));
