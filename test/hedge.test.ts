@@ -378,27 +378,35 @@ describe('hedged: what bounds it', () => {
     expect(events.map((e) => e.reason)).toEqual(['budget']);
   });
 
-  it('an onHedge that throws changes nothing', async () => {
-    const h = createHedge({
-      delayMs: 5,
-      maxExtraLoad: 1,
-      onHedge: () => {
-        throw new Error('telemetry broke');
-      },
-    });
-    const call = settle(
-      retry(
-        hedged(
-          planned([
-            [100, 'a'],
-            [1, 'b'],
-          ]),
-          h,
+  it('an onHedge that throws changes nothing: its error is reported', async () => {
+    const reported: unknown[] = [];
+    vi.stubGlobal('reportError', (error: unknown) => reported.push(error));
+    try {
+      const broke = new Error('telemetry broke');
+      const h = createHedge({
+        delayMs: 5,
+        maxExtraLoad: 1,
+        onHedge: () => {
+          throw broke;
+        },
+      });
+      const call = settle(
+        retry(
+          hedged(
+            planned([
+              [100, 'a'],
+              [1, 'b'],
+            ]),
+            h,
+          ),
         ),
-      ),
-    );
-    await fake.clock.tickAsync(10);
-    expect(call.result.value).toBe('b');
+      );
+      await fake.clock.tickAsync(10);
+      expect(call.result.value).toBe('b');
+      expect(reported).toEqual([broke]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('10,000 concurrent hedged calls share one hedge: all answered, hedges capped, nothing left behind', async () => {

@@ -1,3 +1,4 @@
+import { reportLater } from '../report';
 import { unreadable } from '../validate';
 import { SlidingCounts, type SteadyClock, steadyClock } from '../window';
 import { LatencyWindow } from './latency';
@@ -24,9 +25,7 @@ const LOAD: HedgeDecision = Object.freeze({ send: false, reason: 'load' });
 const BUDGET: HedgeDecision = Object.freeze({ send: false, reason: 'budget' });
 const SLOW: HedgeDecision = Object.freeze({ send: false, reason: 'slow' });
 
-/**
- * Whether `tokens` (a process's saved share of hedges, see `maxExtraLoad`) pay for one more hedge.
- */
+/** Whether `tokens` (a process's saved share of hedges, see `maxExtraLoad`) pay for one more hedge. */
 export const canSpend = (tokens: number): boolean => tokens + SLACK >= 1;
 
 /**
@@ -98,8 +97,8 @@ export class Hedge {
       });
       try {
         onHedge(event);
-      } catch {
-        // telemetry must not change the call
+      } catch (error) {
+        reportLater(error); // reported, as a breaker's onStateChange error is: never the call's outcome
       }
     }
     return decision;
@@ -129,7 +128,10 @@ export class Hedge {
  *
  * Bounded by construction: each call earns `maxExtraLoad` (default 5%) of a hedge and a hedge spends a whole one, so
  * this process's hedges never exceed 5% of its calls, in a slowdown as in a calm (where an unbounded hedge doubles the
- * load: every call crosses the delay); and with a `budget`, no hedge while it says the dependency is queueing.
+ * load: every call crosses the delay); no hedge while more than twice that share of the last 3 s of calls crossed
+ * their delay (`'slow'`: the dependency is slow as a whole, not in its tail); and with a `budget`, none while it says
+ * the dependency is queueing. In `npx tsx bench/hedge-fleet.ts`: the p99.9 of a 1% slow mode cut 10x for 4% more
+ * requests from a busy process, and at most 2.3% more in a slowdown at every fleet size (the unbounded hedge: 70%).
  * A quiet process (a few calls a minute, one of 1,000 in a fleet) earns too little to hedge and too few samples to
  * learn a percentile: hedging then stays off, safe and of no use (see the hedging guide).
  *

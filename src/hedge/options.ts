@@ -62,7 +62,10 @@ export interface HedgeOptions {
    * Default: none (only `maxExtraLoad` bounds hedges).
    */
   readonly budget?: RetryBudget | undefined;
-  /** Told of each hedge sent or refused (telemetry: `herdless/otel`'s `hedgeTelemetry`). What it throws is ignored. */
+  /**
+   * Told of each hedge sent or refused (telemetry: `herdless/otel`'s `hedgeTelemetry`). What it throws is reported
+   * (`reportError`, or thrown from a timer), never the call's outcome.
+   */
   readonly onHedge?: ((event: HedgeEvent) => void) | undefined;
   /** The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). */
   readonly now?: (() => number) | undefined;
