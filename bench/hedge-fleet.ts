@@ -1,21 +1,20 @@
 /**
  * herdless/hedge in virtual time (issue 32): the real `createHedge` objects (and `createRetryBudget`, on the same
  * virtual clock), one set per client process, driven through the decisions `hedged()` makes: `begin()` as a call
- * starts, `decide()` when its delay passes unanswered, `record()` on its answer; the budget settled as `retry()` settles
- * it (START, then SUCCESS with the round's time). Run: npx tsx bench/hedge-fleet.ts (about 10 s; a list of fleet sizes,
- * `1,100`, as its argument). Its table is in
- * docs/guide/hedging.md and bench/README.md.
+ * starts, `decide()` when its delay passes unanswered, `record()` on its answer; the budget settled as `retry()`
+ * settles it (START, then SUCCESS with the round's time). Run: npx tsx bench/hedge-fleet.ts (about 10 s; a list of
+ * fleet sizes, `1,100`, as its argument). Its table is in docs/guide/hedging.md and bench/README.md.
  *
  * The server is bench/hedge-server.ts (bench/hedge-study.ts's): 50 workers sharing one FIFO queue, each attempt
  * lognormal (median 20 ms) with a slow mode 25 times longer for `slowShare` of the attempts; calls open-loop over 30 s,
- * split evenly over 1 to 10,000 processes; no timeouts, no retries (the hedge alone). Troubles: `tail` (load 0.4, the slow mode alone, 1% or 2% of attempts) and `slowdown` (the
- * workers 3.3x slower for 10 s from 5 s at load 0.5: overloaded while it lasts, so every call crosses any delay).
+ * split evenly over 1 to 10,000 processes; no timeouts, no retries (the hedge alone). Troubles: `tail` (load 0.4, the
+ * slow mode alone, 1% or 2% of attempts) and `slowdown` (the workers 3.3x slower for 10 s from 5 s at load 0.5:
+ * overloaded while it lasts, so every call crosses any delay).
  *
  * Strategies: `none`; `unbounded` (a hedge at the healthy p95 for every call still unanswered then: what most
  * libraries offer); `hedge` (createHedge() as it comes: this process's p95 once 100 answers were seen, a 5% cap);
- * `hedge-p98` (createHedge({ percentile: 0.98 }));
- * `hedge-fixed` (createHedge({ delayMs: healthy p95 }): no percentile to learn); `hedge+budget` (createHedge({ budget }), the
- * budget with slowMs 200).
+ * `hedge-p98` (createHedge({ percentile: 0.98 })); `hedge-fixed` (createHedge({ delayMs: healthy p95 }): no percentile
+ * to learn); `hedge+budget` (createHedge({ budget }), the budget with slowMs 200).
  */
 
 import { Report } from '../src/guard';

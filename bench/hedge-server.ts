@@ -1,12 +1,12 @@
 /**
  * The server of the hedging benches (bench/hedge-study.ts, bench/hedge-fleet.ts), in one place: `WORKERS` parallel
  * workers sharing one FIFO queue (an M/G/k server), each attempt's service time lognormal (median 20 ms, sigma 0.4)
- * with a slow mode `slowFactor` times longer for `slowShare` of the attempts (a GC pause, a slow disk: a property of the
- * attempt, not of the request, so a second attempt is likely fast), and in a `slowdown` every worker 3.3x slower for
- * 10 s from 5 s. Each hop is 1 ms. Calls arrive open-loop over 30 s, split evenly over the client processes; a call's
- * attempts past the first are its hedges: one still queued when its call is answered is cancelled, one being served runs
- * to its end (wasted work). A bench drives it through its event queue: it handles `CALL` and `HEDGE` itself (sending
- * attempts with {@link HedgeServer.send}) and hands the other events to {@link HedgeServer.handle}.
+ * with a slow mode `slowFactor` times longer for `slowShare` of the attempts (a GC pause, a slow disk: a property of
+ * the attempt, not of the request, so a second attempt is likely fast), and in a `slowdown` every worker 3.3x slower
+ * for 10 s from 5 s. Each hop is 1 ms. Calls arrive open-loop over 30 s, split evenly over the client processes; a
+ * call's attempts past the first are its hedges: one still queued when its call is answered is cancelled, one being
+ * served runs to its end (wasted work). A bench drives it through its event queue: it handles `CALL` and `HEDGE`
+ * itself (sending attempts with {@link HedgeServer.send}) and hands the other events to {@link HedgeServer.handle}.
  */
 import { EventQueue } from '../src/simulate/queue';
 import { createRng, type Rng } from '../src/simulate/rng';

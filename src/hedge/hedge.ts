@@ -147,7 +147,8 @@ export class Hedge {
  * import { createHedge, hedged } from 'herdless/hedge';
  * const budget = createRetryBudget();
  * const hedge = createHedge({ budget }); // p95 delay, at most 5% extra load, none while the budget sees a queue
- * const user = await retry(hedged(({ signal }) => api.getUser(id, { signal }), hedge), { budget, attemptTimeoutMs: 1_000 });
+ * const getUser = hedged(({ signal }) => api.getUser(id, { signal }), hedge);
+ * const user = await retry(getUser, { budget, attemptTimeoutMs: 1_000 });
  * ```
  */
 export function createHedge(options: HedgeOptions = {}): Hedge {

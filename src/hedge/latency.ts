@@ -45,7 +45,10 @@ export class LatencyWindow {
     return this.#currentCount + this.#previousCount;
   }
 
-  /** Moves the windows to `nowMs`: a full window becomes the previous one; one with nothing for two windows is empty. */
+  /**
+   * Moves the windows to `nowMs`: a full window becomes the previous one; after two windows with nothing, both are
+   * empty.
+   */
   #rotate(nowMs: number): void {
     const gone = nowMs - this.#since;
     if (gone < this.#windowMs) return;

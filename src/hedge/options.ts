@@ -43,7 +43,10 @@ export interface HedgeOptions {
   readonly percentile?: number | undefined;
   /** The fewest latencies observed before a percentile delay is used: an integer >= 1. Default `100`. */
   readonly minSamples?: number | undefined;
-  /** The latency window, in ms: the percentile reads the last one to two of them. A finite number >= 1. Default `30_000`. */
+  /**
+   * The latency window, in ms: the percentile reads the last one to two of them. A finite number >= 1. Default
+   * `30_000`.
+   */
   readonly windowMs?: number | undefined;
   /**
    * The most extra attempts in flight for one call beside the first (each after one more delay): an integer >= 1.
@@ -99,7 +102,10 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
 const integer = (name: string, value: unknown, fallback: number): number =>
   num(name, or(value, fallback), 'an integer >= 1', (n) => Number.isInteger(n) && n >= 1);
 
-/** Checks {@link HedgeOptions} once into frozen {@link HedgeSettings}; throws a TypeError or RangeError naming the option. */
+/**
+ * Checks {@link HedgeOptions} once into frozen {@link HedgeSettings}; throws a TypeError or RangeError naming the
+ * option.
+ */
 export function hedgeSettings(options: HedgeOptions): HedgeSettings {
   if (options === null || typeof options !== 'object') fail(TypeError, 'the hedge options', 'an object', options);
   onlyKnown(options, KNOWN, 'hedge', (key) => nearest(key, KNOWN));

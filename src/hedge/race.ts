@@ -38,10 +38,11 @@ export const lost = (): DOMException =>
 /**
  * One round of a hedged call: the first attempt now, then up to `maxHedges` more, each after one more delay, while none
  * has answered and the hedge lets them. The first answer that is not a failure wins (`won` is told of it and of its
- * controller); the others are aborted (`lost`), and a late answer is `discard`ed. An attempt that rejects, or whose value `failed` says is a failure, ends the round
- * only when no other is in flight (with its outcome, an earlier failed value `discard`ed), and stops further hedges: a
- * failure is the retry's to answer, not the hedge's. `parent` aborting ends the round at once with its reason, and
- * aborts every attempt. Every timer is cleared and the listener removed when the round settles.
+ * controller); the others are aborted (`lost`), and a late answer is `discard`ed. An attempt that rejects, or whose
+ * value `failed` says is a failure, ends the round only when no other is in flight (with its outcome, an earlier
+ * failed value `discard`ed), and stops further hedges: a failure is the retry's to answer, not the hedge's. `parent`
+ * aborting ends the round at once with its reason, and aborts every attempt. Every timer is cleared and the listener
+ * removed when the round settles.
  */
 export function race<T>(
   hedge: Hedge,
