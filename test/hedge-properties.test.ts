@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BURST, canSpend, createHedge } from '../src/hedge/index';
+import { BURST, canSpend, createHedge, type HedgeContext, hedged } from '../src/hedge/index';
 import { bucketOf, edgeOf, GROWTH, LatencyWindow } from '../src/hedge/latency';
+import { type RetryError, retry } from '../src/index';
+import { useFakeClock } from './helpers';
 
 describe('the percentile estimator', () => {
   it('is never below the true percentile of the samples, and at most 10% above it (1 ms under 1 ms)', () => {
@@ -82,5 +84,81 @@ describe('the cap on extra load', () => {
     hedge.begin();
     expect(canSpend(hedge.tokens)).toBe(true);
     expect(hedge.decide(1, 1)).toEqual({ send: true });
+  });
+});
+
+describe('the race, against a model of it', () => {
+  const fake = useFakeClock();
+
+  it('resolves with the first success by time, rejects with the last failure when all fail, sends no hedge after a failure, and aborts every loser', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(fc.record({ ms: fc.integer({ min: 1, max: 200 }), ok: fc.boolean() }), { minLength: 4, maxLength: 4 }),
+        async (delayMs, maxHedges, plans) => {
+          // Times all distinct: no two events at the same instant (the model need not order ties as timers do).
+          const times = [...plans.map((p, i) => i * delayMs + p.ms), ...plans.map((_, i) => i * delayMs)];
+          fc.pre(new Set(times).size === times.length);
+          // The model: attempt i starts at i x delay while the round is open and no failure came back before.
+          let result: { ok: boolean; i: number } | undefined;
+          let started = 0;
+          const ends: { at: number; i: number }[] = [];
+          for (let i = 0; i <= maxHedges; i++) {
+            const at = i * delayMs;
+            const before = ends.filter((e) => e.at < at);
+            if (before.some((e) => plans[e.i]?.ok) || before.some((e) => !plans[e.i]?.ok)) break;
+            started++;
+            ends.push({ at: at + (plans[i] as { ms: number }).ms, i });
+          }
+          ends.sort((a, b) => a.at - b.at);
+          let inFlight = started;
+          for (const e of ends) {
+            inFlight--;
+            if (plans[e.i]?.ok) {
+              result = { ok: true, i: e.i };
+              break;
+            }
+            if (inFlight === 0) result = { ok: false, i: e.i };
+          }
+          // The real thing.
+          const hedge = createHedge({ delayMs, maxHedges, maxExtraLoad: 1 });
+          for (let k = 0; k < maxHedges; k++) hedge.begin(); // tokens for every hedge of the round
+          const signals: AbortSignal[] = [];
+          const fn = hedged(({ signal, hedge: i }: HedgeContext) => {
+            signals.push(signal);
+            const { ms, ok } = plans[i] as { ms: number; ok: boolean };
+            return new Promise<number>((resolve, reject) => {
+              const timer = setTimeout(() => (ok ? resolve(i) : reject(new Error(String(i)))), ms);
+              signal.addEventListener('abort', () => {
+                clearTimeout(timer);
+                reject(signal.reason);
+              });
+            });
+          }, hedge);
+          let outcome: { ok: boolean; i: number } | undefined;
+          retry(fn, { maxAttempts: 1 }).then(
+            (i) => {
+              outcome = { ok: true, i };
+            },
+            (error: RetryError) => {
+              outcome = { ok: false, i: Number((error.cause as Error).message) };
+            },
+          );
+          await fake.clock.tickAsync(1_000);
+          expect(outcome).toEqual(result);
+          expect(signals).toHaveLength(started);
+          // Every attempt still in flight when the round settled was aborted; the winner's signal never is.
+          const settledAt = ends.find((e) => e.i === result?.i)?.at as number;
+          for (const e of ends) {
+            const signal = signals[e.i] as AbortSignal;
+            if (result?.ok && e.i === result.i) expect(signal.aborted).toBe(false);
+            else if (e.at > settledAt) expect(signal.aborted).toBe(true);
+          }
+          expect(fake.clock.countTimers()).toBe(0);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
