@@ -3,7 +3,8 @@
  * to the load, and what bounds it. Run: npx tsx bench/hedge-study.ts (about 1 min). Printed figures go in
  * bench/README.md ("Hedging: a study before building it").
  *
- * The server: `workers` parallel workers sharing one FIFO queue (an M/G/k server), each attempt's service time
+ * The server (bench/hedge-server.ts, shared with bench/hedge-fleet.ts): `workers` parallel workers sharing one FIFO
+ * queue (an M/G/k server), each attempt's service time
  * lognormal (median 20 ms, sigma 0.4) with a 1% slow mode 25 times longer (a GC pause, a slow disk: a property of the
  * attempt, not of the request, so a second attempt is likely fast). A hedge whose call is answered is cancelled if it
  * is still queued; one being served runs to its end (wasted work). Each hop is 1 ms. Calls arrive open-loop, split
@@ -26,8 +27,7 @@
  * so the server is overloaded while it lasts: every call crosses the hedge delay).
  */
 
-import { EventQueue } from '../src/simulate/queue';
-import { createRng } from '../src/simulate/rng';
+import { ANSWER, CALL, capacity, HEDGE, HedgeServer, WORKERS } from './hedge-server';
 
 interface Run {
   readonly instances: number;
@@ -38,43 +38,13 @@ interface Run {
   readonly seed: number;
 }
 
-const WORKERS = 50;
-const MEDIAN_MS = 20;
-const SIGMA = 0.4;
 const SLOW_SHARE = 0.01;
 const SLOW_FACTOR = Number(process.argv[2] ?? 25); // npx tsx bench/hedge-study.ts 100: a longer slow mode
-const HOP_MS = 1;
-const RUN_MS = 30_000;
-const SLOW_FROM = 5_000;
-const SLOW_MS = 10_000;
-const SLOWDOWN = 3.3;
-const MEAN_SERVICE = MEDIAN_MS * Math.exp((SIGMA * SIGMA) / 2) * (1 - SLOW_SHARE + SLOW_SHARE * SLOW_FACTOR);
-const CAPACITY = (WORKERS / MEAN_SERVICE) * 1_000; // requests a second
-
-const CALL = 0;
-const AT_SERVER = 1;
-const SERVED = 2;
-const ANSWER = 3;
-const HEDGE = 4;
+const CAPACITY = capacity(SLOW_SHARE, SLOW_FACTOR); // requests a second
 
 function simulate(run: Run) {
-  const rng = createRng(run.seed);
-  const calls = Math.round((run.load * CAPACITY * RUN_MS) / 1_000);
-  const callStart = new Float64Array(calls);
-  const callDone = new Uint8Array(calls);
-  const callInstance = new Int32Array(calls);
-  const latency = new Float64Array(calls);
-  const maxAttempts = 2 * calls;
-  const attemptCall = new Int32Array(maxAttempts);
-  const attemptSent = new Float64Array(maxAttempts);
-  const attemptState = new Uint8Array(maxAttempts); // 0 queued or in flight, 1 served, 2 cancelled while queued
-  const attemptsOf = new Int32Array(calls * 2).fill(-1);
-  let attempts = 0;
-  let busy = 0;
-  let wasted = 0;
-  const waiting: number[] = [];
-  let head = 0;
-  const q = new EventQueue();
+  const server = new HedgeServer({ ...run, slowShare: SLOW_SHARE, slowFactor: SLOW_FACTOR });
+  const { q, rng, calls, callDone, callInstance, attemptSent } = server;
   // Per instance: the last 100 answer times (a ring), and the hedge tokens.
   const ring = new Float64Array(run.instances * 100);
   const seen = new Int32Array(run.instances);
@@ -85,36 +55,6 @@ function simulate(run: Run) {
   const answers = new Int32Array(run.instances);
   const firstSent = new Float64Array(calls);
 
-  let t = 0;
-  for (let c = 0; c < calls; c++) {
-    t += -Math.log(1 - rng.next()) * (RUN_MS / calls);
-    callStart[c] = t;
-    callInstance[c] = Math.floor(rng.next() * run.instances);
-    q.push(t, c, CALL);
-  }
-  const service = (at: number) => {
-    const u = 1 - rng.next(); // a standard normal, Box-Muller
-    const normal = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
-    const base = MEDIAN_MS * Math.exp(SIGMA * normal);
-    const slow = rng.next() < SLOW_SHARE ? SLOW_FACTOR : 1;
-    const slowed = run.slowdown && at >= SLOW_FROM && at < SLOW_FROM + SLOW_MS ? SLOWDOWN : 1;
-    return base * slow * slowed;
-  };
-  const send = (c: number, at: number) => {
-    const a = attempts++;
-    attemptCall[a] = c;
-    attemptSent[a] = at;
-    attemptsOf[2 * c + (attemptsOf[2 * c] === -1 ? 0 : 1)] = a;
-    q.push(at + HOP_MS, a, AT_SERVER);
-  };
-  const startNext = (at: number) => {
-    while (busy < WORKERS && head < waiting.length) {
-      const a = waiting[head++] as number;
-      if (attemptState[a] === 2) continue; // cancelled while queued
-      busy++;
-      q.push(at + service(at), a, SERVED);
-    }
-  };
   const p95 = (i: number) => {
     const n = Math.min(seen[i] as number, 100);
     const xs = Array.from(ring.subarray(i * 100, i * 100 + n)).sort((x, y) => x - y);
@@ -126,7 +66,7 @@ function simulate(run: Run) {
     if (kind === CALL) {
       const i = callInstance[client] as number;
       if (capped) tokens[i] = Math.min(1, (tokens[i] as number) + 0.05);
-      send(client, time);
+      server.send(client, time);
       let delay = Number.POSITIVE_INFINITY;
       firstSent[client] = time;
       if (run.strategy !== 'none' && run.strategy !== 'p95-capped') delay = run.fixedMs;
@@ -148,44 +88,18 @@ function simulate(run: Run) {
           if (!((answeredSent[i * 3 + k] as number) > (firstSent[client] as number))) overtaken = false;
         if (!overtaken) continue;
       }
-      send(client, time);
-    } else if (kind === AT_SERVER) {
-      if (attemptState[client] === 2) continue;
-      waiting.push(client);
-      startNext(time);
-    } else if (kind === SERVED) {
-      busy--;
-      const c = attemptCall[client] as number;
-      if (callDone[c]) wasted++;
-      attemptState[client] = 1;
-      q.push(time + HOP_MS, client, ANSWER);
-      startNext(time);
+      server.send(client, time);
     } else {
-      const c = attemptCall[client] as number;
-      if (callDone[c]) continue;
-      callDone[c] = 1;
-      latency[c] = time - (callStart[c] as number);
+      const c = server.handle(time, client, kind);
+      if (kind !== ANSWER || c < 0) continue;
       const i = callInstance[c] as number;
       ring[i * 100 + ((seen[i] as number) % 100)] = time - (attemptSent[client] as number);
       answeredSent[i * 3 + ((answers[i] as number) % 3)] = attemptSent[client] as number;
       answers[i] = (answers[i] as number) + 1;
       seen[i] = (seen[i] as number) + 1;
-      for (const k of [0, 1]) {
-        const other = attemptsOf[2 * c + k] as number;
-        if (other >= 0 && other !== client && attemptState[other] === 0) attemptState[other] = 2; // cancel if queued
-      }
     }
   }
-  const sorted = Array.from(latency).sort((x, y) => x - y);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
-  return {
-    p50: at(0.5),
-    p95: at(0.95),
-    p99: at(0.99),
-    p999: at(0.999),
-    extra: attempts / calls - 1,
-    wasted: wasted / calls,
-  };
+  return { ...server.percentiles(), extra: server.attempts / calls - 1, wasted: server.wasted / calls };
 }
 
 // The healthy p95 of an attempt, from a run without hedges (one attempt a call): the fixed hedge delay.

@@ -118,6 +118,14 @@ export interface RetryBudget extends Guard {
    * ```
    */
   reset(): void;
+  /**
+   * Whether this budget's recent attempts say the dependency is queueing: a slow attempt in the last
+   * `failureWindowMs`, unless an isolated one or one that fast answers overtook. What a held retry about to start is
+   * refused on, and what a hedge (`herdless/hedge`) is refused on: a second attempt would join the queue. Optional, for
+   * wrappers written before it (a wrapper should forward it: without it, a hedge reads the budget's volume cap alone).
+   * Counts nothing.
+   */
+  queueing?(): boolean;
 }
 
 /**

@@ -42,6 +42,9 @@ describe('package contract', () => {
     expect(pkg.exports['./testing'].import.types).toBe('./dist/testing.d.ts');
     expect(pkg.exports['./testing'].require.types).toBe('./dist/testing.d.cts');
     expect(pkg.typesVersions['*'].testing).toEqual(['./dist/testing.d.cts']);
+    expect(pkg.exports['./hedge'].import.types).toBe('./dist/hedge.d.ts');
+    expect(pkg.exports['./hedge'].require.types).toBe('./dist/hedge.d.cts');
+    expect(pkg.typesVersions['*'].hedge).toEqual(['./dist/hedge.d.cts']);
     // Pinned for the tests: 0.42+ needs Node 22.
     expect(pkg.devDependencies['@mswjs/interceptors']).toBe('0.41.9');
     expect(pkg.sideEffects).toBe(false);
@@ -127,6 +130,23 @@ describe('the testing wing (herdless/testing)', () => {
       .map((s) => s.trim())
       .filter((s) => s !== '');
     for (const statement of statements) expect(statement).toMatch(/^export (?:type )?\{[^}]*\} from '\.\/[\w/-]+'$/);
+  });
+
+  it('the hedging wing (herdless/hedge) imports only herdless files: no node: modules, no packages, no captured clock', () => {
+    const dir = join(root, 'src', 'hedge');
+    const files = readdirSync(dir);
+    const specifiers = files.flatMap((file) =>
+      [...readFileSync(join(dir, file), 'utf8').matchAll(/^(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].map(
+        (m) => m[1] as string,
+      ),
+    );
+    expect(specifiers.length).toBeGreaterThan(10);
+    expect(specifiers.filter((s) => !/^\.\.?\//.test(s))).toEqual([]);
+    for (const file of files) {
+      expect(readFileSync(join(dir, file), 'utf8')).not.toMatch(
+        /AbortSignal\.timeout|timers\/promises|=\s*(?:globalThis\.)?(?:setTimeout|clearTimeout|Date\.now|performance\.now)\s*[;,)]/,
+      );
+    }
   });
 
   it("the OpenTelemetry wing imports only the core's public entry and @opentelemetry/api", () => {

@@ -45,6 +45,7 @@ afterAll(() => {
 function asModule(code: string, url?: string): string {
   const lines = code
     .replaceAll("from 'herdless/simulate'", `from '${join(root, 'src', 'simulate', 'index.ts')}'`)
+    .replaceAll("from 'herdless/hedge'", `from '${join(root, 'src', 'hedge', 'index.ts')}'`)
     .replaceAll("from 'herdless'", `from '${join(root, 'src', 'index.ts')}'`)
     .replaceAll('https://api.example.com/', url ?? 'https://api.example.com/')
     .split('\n');

@@ -55,6 +55,7 @@ export default defineConfig({
           { text: 'Retry-After and rate limits', link: '/guide/retry-after' },
           { text: 'HTTP', link: '/guide/http' },
           { text: 'Protecting the dependency', link: '/guide/protecting' },
+          { text: 'Hedging slow attempts', link: '/guide/hedging' },
           { text: 'Protection: the single runs', link: '/protection' },
           { text: 'Testing your code', link: '/guide/testing' },
           { text: 'Test your retries under a herd', link: '/testing-herd' },

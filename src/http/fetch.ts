@@ -62,9 +62,9 @@ export interface RetryingFetchOptions extends Omit<RetryOptions<Response>, 'shou
 
 /** retryingFetch's own options, beside retry()'s. */
 const OWN_OPTIONS = ['fetch', 'methods', 'statuses', 'idempotencyKey', 'attemptHeader'];
-const IDEMPOTENT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE'];
-const RETRIED_STATUSES = [408, 425, 429, 500, 502, 503, 504];
-const KEY_HEADER = 'Idempotency-Key';
+export const IDEMPOTENT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE'];
+export const RETRIED_STATUSES = [408, 425, 429, 500, 502, 503, 504];
+export const KEY_HEADER = 'Idempotency-Key';
 /** RFC 9110's token: the characters a header name may hold. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /**
@@ -92,7 +92,7 @@ function neverSent(error: unknown): boolean {
 }
 
 /** A body fetch reads as a stream: it cannot be read a second time, so its request is sent once. */
-const isStream = (body: unknown): boolean =>
+export const isStream = (body: unknown): boolean =>
   typeof body === 'object' &&
   body !== null &&
   (typeof (body as ReadableStream).getReader === 'function' || Symbol.asyncIterator in body);
@@ -101,7 +101,7 @@ const isStream = (body: unknown): boolean =>
  * A `Request` of any fetch implementation (the global one, undici's, a polyfill's): what fetch would read as one.
  * Not `instanceof Request`, which only the runtime's own class passes.
  */
-const isRequest = (input: unknown): input is Request =>
+export const isRequest = (input: unknown): input is Request =>
   typeof input === 'object' &&
   input !== null &&
   typeof (input as Request).url === 'string' &&
@@ -109,7 +109,7 @@ const isRequest = (input: unknown): input is Request =>
   typeof (input as Request).clone === 'function';
 
 /** Cancels a discarded response's body, so its socket goes back to the pool (or is closed) instead of held. */
-const discard = (response: Response | undefined): void => {
+export const discard = (response: Response | undefined): void => {
   response?.body?.cancel().catch(() => {});
 };
 
@@ -175,11 +175,12 @@ const collected =
 const held = /* @__PURE__ */ new WeakMap<object, AbortController>();
 
 /**
- * Where `AbortSignal.any` is missing (Node 18 before 18.17, Node 20 before 20.3, Safari before 17.4): the caller's signals abort `controller` (the
- * returned Response's body's) after retry() resolved too, as with fetch. Through the registry, holding the controller
+ * Where `AbortSignal.any` is missing (Node 18 before 18.17, Node 20 before 20.3, Safari before 17.4), and for a hedged
+ * request's winner (herdless/hedge): the caller's signals abort `controller` (the returned Response's body's) after
+ * retry() resolved too, as with fetch. Through the registry, holding the controller
  * weakly: the subscription ends when the Response is collected, so a long-lived signal holds nothing per call.
  */
-function follow(signals: readonly AbortSignal[], controller: AbortController, response: Response): void {
+export function follow(signals: readonly AbortSignal[], controller: AbortController, response: Response): void {
   const ref = typeof WeakRef === 'function' ? new WeakRef(controller) : { deref: () => controller };
   const releases: (() => void)[] = [];
   for (const s of signals) {

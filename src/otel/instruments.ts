@@ -18,6 +18,7 @@ import {
   BUDGET_AVAILABLE,
   BUDGET_REFUSALS,
   GIVE_UPS,
+  HEDGES,
   METER,
   RETRIES,
   SLEEP,
@@ -32,6 +33,7 @@ export interface Instruments {
   readonly budgetRefusals: Counter;
   readonly breakerTransitions: Counter;
   readonly breakerRejections: Counter;
+  readonly hedges: Counter;
 }
 
 /**
@@ -110,6 +112,10 @@ function create(p: MeterProvider, meter: Meter): Instruments {
     breakerRejections: meter.createCounter(BREAKER_REJECTIONS, {
       unit: '{call}',
       description: 'Calls an open circuit breaker refused before their first attempt.',
+    }),
+    hedges: meter.createCounter(HEDGES, {
+      unit: '{hedge}',
+      description: 'Hedges decided (herdless/hedge), by outcome and refusal.',
     }),
   };
   const attempts = meter.createObservableCounter(ATTEMPTS, {

@@ -26,6 +26,12 @@ export const BREAKER_STATE = 'herdless.breaker.state';
 export const BREAKER_TRANSITIONS = 'herdless.breaker.transitions';
 /** Calls a breaker refused at their first attempt (a `CircuitOpenError`, `fn` never called): a Counter in `{call}`. */
 export const BREAKER_REJECTIONS = 'herdless.breaker.rejections';
+/**
+ * Hedges decided (herdless/hedge), by outcome (`herdless.hedge.outcome`: `sent` or `refused`) and, when refused, why
+ * (`herdless.hedge.refusal`): a Counter in `{hedge}`. Each hedge sent is also a physical attempt of its own: an HTTP
+ * instrumentation records it as a span of its own (one span per physical attempt).
+ */
+export const HEDGES = 'herdless.hedge.hedges';
 
 /** The name given to `withTelemetry` or `telemetryFetch`. */
 export const ATTR_POLICY = 'herdless.policy.name';
@@ -62,6 +68,13 @@ export const ATTR_ATTEMPT = 'herdless.retry.attempt';
 export const ATTR_DELAY = 'herdless.retry.delay';
 /** OpenTelemetry's HTTP resend count: 1 for the second attempt of a request, 2 for the third... */
 export const ATTR_RESEND_COUNT = 'http.request.resend_count';
+
+/** The name given to `hedgeTelemetry`. */
+export const ATTR_HEDGE = 'herdless.hedge.name';
+/** A hedge's outcome: `sent` or `refused`. */
+export const ATTR_HEDGE_OUTCOME = 'herdless.hedge.outcome';
+/** Why a hedge was refused: `load`, `budget` or `slow` (a `HedgeRefusal` of herdless/hedge). */
+export const ATTR_HEDGE_REFUSAL = 'herdless.hedge.refusal';
 
 /** The span event added on the caller's active span before each retry's sleep. */
 export const EVENT_RETRY = 'herdless.retry';

@@ -2,7 +2,7 @@
 // 127.0.0.1, and checks it in headless Chromium (Debian's `chromium`, driven by playwright-core):
 // - every internal link and image of every page resolves (the page, and the #anchor on it), every page links its icon,
 //   and no page the browser opens asks the server for a file that is not there (a 404);
-// - the API reference has a page for each entry point (herdless, /simulate, /eslint, /otel, /testing);
+// - the API reference has a page for each entry point (herdless, /simulate, /eslint, /otel, /testing, /hedge);
 // - the live herd page runs herdless/simulate in the browser with settings where the answer is known (fixed delays
 //   at 1,000 clients peak over capacity after the outage, full jitter does not) and shows the same figures as
 //   `herdless simulate --json` for the same seed, in the outage and the overload scenarios;
@@ -108,7 +108,14 @@ check(
   `every page links its icon${iconless.length ? `; not: ${iconless.slice(0, 5).join(', ')}` : ''}`,
 );
 // The API reference has a page per entry point of the package (package.json's exports).
-const entries = ['herdless', 'herdless/simulate', 'herdless/eslint', 'herdless/otel', 'herdless/testing'];
+const entries = [
+  'herdless',
+  'herdless/simulate',
+  'herdless/eslint',
+  'herdless/otel',
+  'herdless/testing',
+  'herdless/hedge',
+];
 const apiIndex = existsSync(join(dist, 'api', 'index.html'))
   ? readFileSync(join(dist, 'api', 'index.html'), 'utf8')
   : '';
