@@ -219,8 +219,8 @@ class Budget implements RetryBudget, Guard {
    * are `#outcomes` and `#speeds`.
    */
   #counts: SlidingCounts;
-  /** `windowMs`: what the pace of held retries is counted over. */
-  readonly #windowMs: number;
+  /** `windowMs / HELD_PACE`: the pace step of held retries, in ms, times the first attempts in the window. */
+  readonly #paceMs: number;
   /** The latest moment a held retry has been given, on this budget's clock; -Infinity for none. */
   #slot = Number.NEGATIVE_INFINITY;
   /** a: attempts that reported an outcome, b: the failures among them, over `failureWindowMs`. */
@@ -263,7 +263,7 @@ class Budget implements RetryBudget, Guard {
     const windowMs = finite('windowMs', or(options.windowMs, 10_000), 1, WINDOW);
     this.#reserve = (minPerSecond * windowMs) / 1_000;
     this.#now = steadyClock(optionalFn('now', options.now));
-    this.#windowMs = windowMs;
+    this.#paceMs = windowMs / HELD_PACE;
     this.#counts = new SlidingCounts(windowMs);
     this.#outcomes = new SlidingCounts(failureWindowMs);
     this.#speeds = new SlidingCounts(failureWindowMs);
@@ -318,7 +318,7 @@ class Budget implements RetryBudget, Guard {
     if (Number.isNaN(this.#since)) this.#since = now;
     const counts = this.#counts;
     counts.advance(now);
-    this.#slot = Math.max(this.#slot, now + (now - this.#since)) + this.#windowMs / (HELD_PACE * Math.max(1, counts.a));
+    this.#slot = Math.max(this.#slot, now + (now - this.#since)) + this.#paceMs / Math.max(1, counts.a);
     return this.#slot - now;
   }
 
