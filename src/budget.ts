@@ -137,8 +137,13 @@ export interface RetryBudget extends Guard {
 class BudgetPass implements Pass {
   /** The withdrawal for the retry that may follow, `false` for none, `undefined` before the first attempt. */
   #held: RetryPermit | false | undefined;
-  /** The retry that may follow was held (the dependency was down): it is asked again before it starts. */
+  /**
+   * The retry that may follow was held (the dependency was down): it is asked again before it starts, and if it never
+   * starts, the pace step its hold took is given back as the call ends.
+   */
   #waited = false;
+  /** The pace step the hold took (see {@link Budget.paced}). */
+  #step = 0;
   /**
    * When the attempt under way began, on the budget's clock (what a slow one is overtaken against); NaN if that read
    * threw (the clock's error then surfaces where it always has, as the attempt is counted).
@@ -160,14 +165,14 @@ class BudgetPass implements Pass {
     if (event === Report.START) {
       if (this.#held === undefined) this.#budget.deposit();
       else if (this.#waited) {
-        this.#waited = false;
         let queueing: boolean;
         try {
           queueing = this.#budget.queueing(); // it waited: the dependency may have begun to queue since
         } catch (error) {
           throw withCause(error, failure); // a broken clock, found before a retry: the failure it follows as cause
         }
-        if (queueing) return 'budget';
+        if (queueing) return 'budget'; // not started: the RELEASE that follows gives its pace step back
+        this.#waited = false;
       }
       this.#held = false; // a retry starts: what it spent stays spent
       try {
@@ -192,6 +197,7 @@ class BudgetPass implements Pass {
       if (!this.#held) return 'budget';
       if (hold > 0) {
         this.#waited = true; // held through the trouble: asked again, as it starts, whether it may still go
+        this.#step = this.#budget.paced;
         return hold;
       }
     } else if (event === Report.SUCCESS) {
@@ -200,7 +206,15 @@ class BudgetPass implements Pass {
       } catch (error) {
         reportLater(error); // a broken clock: a success stays a success (the caller must not redo done work)
       }
-    } else if (event === Report.RELEASE && this.#held) this.#held.release();
+    } else if (event === Report.RELEASE) {
+      if (this.#held) this.#held.release();
+      // A held retry that never started (the call's last attempt, its deadline, an abort, a refusal as it was to
+      // start): its place in the pace is given back, so calls that cannot retry do not push the others' holds later.
+      if (this.#waited) {
+        this.#waited = false;
+        this.#budget.unpace(this.#step);
+      }
+    }
     return undefined;
   }
 }
@@ -223,6 +237,8 @@ class Budget implements RetryBudget, Guard {
   readonly #paceMs: number;
   /** The latest moment a held retry has been given, on this budget's clock; -Infinity for none. */
   #slot = Number.NEGATIVE_INFINITY;
+  /** The pace step the last hold took, in ms: what its pass gives back if its retry never starts. */
+  paced = 0;
   /** a: attempts that reported an outcome, b: the failures among them, over `failureWindowMs`. */
   #outcomes: SlidingCounts;
   /** a: the same attempts, b: the slow ones among them. */
@@ -318,8 +334,14 @@ class Budget implements RetryBudget, Guard {
     if (Number.isNaN(this.#since)) this.#since = now;
     const counts = this.#counts;
     counts.advance(now);
-    this.#slot = Math.max(this.#slot, now + (now - this.#since)) + this.#paceMs / Math.max(1, counts.a);
+    this.paced = this.#paceMs / Math.max(1, counts.a);
+    this.#slot = Math.max(this.#slot, now + (now - this.#since)) + this.paced;
     return this.#slot - now;
+  }
+
+  /** A held retry that never started gives its pace step back: the next hold takes the place it left. */
+  unpace(step: number): void {
+    this.#slot -= step;
   }
 
   /** This budget's clock, read now (a steady reading: it never goes back). */
@@ -460,7 +482,8 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   `failureWindowMs` (3 s) failed, with at least `minimumCalls` (4) of them, and at most 1 in 100 of them slow
  *   (more slow ones: it queues and sheds, and the retry is refused). The dependency is down: a retry then waits at
  *   least as long as the trouble has lasted so far, and its hold is paced: it ends a step after the last hold this
- *   budget gave, so that held retries start at most 3 for every 10 first attempts it saw over `windowMs` (10 s). The
+ *   budget gave, so that held retries start at most 3 for every 10 first attempts it saw over `windowMs` (10 s; a
+ *   held retry that never starts gives its place back). The
  *   hold is then spread as the wait a server names with a Retry-After is (up to as long again, at most `capMs`). A
  *   short blip is waited out (in `herdless simulate`'s 4 s outage, all 1,000 calls begun in one instant succeed, with
  *   the peak after it under a tenth of capacity, the last at about 70 s), and however long the trouble and many the

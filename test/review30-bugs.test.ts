@@ -140,7 +140,8 @@ const [FAILURE, RELEASE, START] = [1, 2, 3] as const;
 describe('the bugs that passed every test (issue 30)', () => {
   it('failureRatio: 1 holds a retry once every attempt in the window failed (>=, not >)', () => {
     let t = 0;
-    const budget = createRetryBudget({ failureRatio: 1, minimumCalls: 2, now: () => t });
+    // windowMs 3: a pace step of 3 / 0.3 = 10 ms for this lone call (see the budget's pace).
+    const budget = createRetryBudget({ failureRatio: 1, minimumCalls: 2, windowMs: 3, now: () => t });
     const pass = budget.open();
     const verdicts: unknown[] = [];
     for (const at of [0, 100, 200]) {
@@ -148,13 +149,14 @@ describe('the bugs that passed every test (issue 30)', () => {
       pass.settle(START);
       verdicts.push(pass.settle(FAILURE, undefined, 1, 1_000)); // fast failures, every one
     }
-    // The first alone is not known; the second starts the trouble (held 0 ms); the third is held its age.
-    expect(verdicts).toEqual([undefined, undefined, 100]);
+    // The first alone is not known; the second starts the trouble (held a pace step, 10 ms); the third is held its
+    // age (100 ms) and a step: with > for >=, neither would be held.
+    expect(verdicts).toEqual([undefined, 10, 110]);
   });
 
   it('reset() forgets the slow attempts too: fast failures after it are held, not refused as queueing', () => {
     let t = 0;
-    const budget = createRetryBudget({ failureRatio: 1, minimumCalls: 2, now: () => t });
+    const budget = createRetryBudget({ failureRatio: 1, minimumCalls: 2, windowMs: 3, now: () => t });
     const before = budget.open();
     before.settle(START);
     expect(before.settle(FAILURE, undefined, 900, 1_000)).toBe('budget'); // slow: queueing
@@ -167,7 +169,7 @@ describe('the bugs that passed every test (issue 30)', () => {
       pass.settle(START);
       verdicts.push(pass.settle(FAILURE, undefined, 1, 1_000));
     }
-    expect(verdicts).toEqual([undefined, undefined, 100]); // with the slow one kept: 'budget'
+    expect(verdicts).toEqual([undefined, 10, 110]); // with the slow one kept: 'budget'
   });
 
   it('a success reaches the budget with its duration: 100 slow successes make a slow failure no isolated one', async () => {

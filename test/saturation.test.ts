@@ -760,6 +760,31 @@ describe('createRetryBudget: held retries are paced', () => {
     );
   });
 
+  it('a held retry that never starts gives its step back: calls that cannot retry push no hold later', () => {
+    const budget = createRetryBudget({ now: () => 0 });
+    // 104 calls begin together; a step is 10 s over 0.3 x 104 first attempts.
+    const passes = Array.from({ length: 104 }, () => {
+      const pass = budget.open();
+      pass.settle(Report.START);
+      return pass;
+    });
+    const step = 10_000 / (0.3 * 104);
+    /** The next call's attempt fails fast; the call then ends there (its last attempt) unless its retry `goes`. */
+    let next = 0;
+    const fail = (goes = false) => {
+      const pass = passes[next++] as (typeof passes)[number];
+      const hold = pass.settle(Report.FAILURE, transient(), 1, 1_000);
+      pass.settle(goes ? Report.START : Report.RELEASE);
+      return hold as number;
+    };
+    const ending = Array.from({ length: 100 }, () => fail());
+    // 3 too few to know; then 97 holds, each given back as its call ends: every one a single step.
+    for (const hold of ending.slice(3)) expect(hold).toBeCloseTo(step, 6);
+    const [a, b, c] = [fail(true), fail(true), fail()]; // two held retries start, so the third queues behind them
+    expect([a / step, b / step, c / step].map(Math.round)).toEqual([1, 2, 3]);
+    expect(fail()).toBeCloseTo(3 * step, 6); // the third's step was given back
+  });
+
   it('a hold is never shorter than the trouble is old: the pace only spreads the calls held further', () => {
     let now = 0;
     const budget = createRetryBudget({ now: () => now });
