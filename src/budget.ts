@@ -142,8 +142,9 @@ class BudgetPass implements Pass {
    * starts, the pace step its hold took is given back as the call ends.
    */
   #waited = false;
-  /** The pace step the hold took (see {@link Budget.paced}). */
+  /** The pace step the hold took (see {@link Budget.paced}), and the moment its place in the pace came. */
   #step = 0;
+  #until = 0;
   /**
    * When the attempt under way began, on the budget's clock (what a slow one is overtaken against); NaN if that read
    * threw (the clock's error then surfaces where it always has, as the attempt is counted).
@@ -163,8 +164,9 @@ class BudgetPass implements Pass {
     retryAfterMs?: number,
   ): 'budget' | number | undefined {
     if (event === Report.START) {
+      const waited = this.#waited;
       if (this.#held === undefined) this.#budget.deposit();
-      else if (this.#waited) {
+      else if (waited) {
         let queueing: boolean;
         try {
           queueing = this.#budget.queueing(); // it waited: the dependency may have begun to queue since
@@ -180,6 +182,11 @@ class BudgetPass implements Pass {
       } catch {
         this.#startedAt = Number.NaN;
       }
+      // A held retry starting (by over a millisecond) before its place in the pace came did not take its hold: the
+      // call's deadline cut it, or the call could not wait it out and slept its backoff. Its step is given back, so
+      // that the holds not taken do not push the ones taken later (review: with a 10 s deadline, the pace ran 10 s
+      // ahead each second of an outage, and no call was held after its first 50 ms).
+      if (waited && this.#startedAt < this.#until - 1) this.#budget.unpace(this.#step);
     } else if (event === Report.FAILURE) {
       // A throttling answer (see `isThrottled`: a 429, an AWS throttling error, a gRPC RESOURCE_EXHAUSTED) with no wait
       // (no Retry-After, or one of 0) says the server is saturated now, however fast: it took as long as a timed-out
@@ -198,6 +205,7 @@ class BudgetPass implements Pass {
       if (hold > 0) {
         this.#waited = true; // held through the trouble: asked again, as it starts, whether it may still go
         this.#step = this.#budget.paced;
+        this.#until = this.#budget.until;
         return hold;
       }
     } else if (event === Report.SUCCESS) {
@@ -237,8 +245,9 @@ class Budget implements RetryBudget, Guard {
   readonly #paceMs: number;
   /** The latest moment a held retry has been given, on this budget's clock; -Infinity for none. */
   #slot = Number.NEGATIVE_INFINITY;
-  /** The pace step the last hold took, in ms: what its pass gives back if its retry never starts. */
+  /** The pace step the last hold took, in ms, and when its place came: what its pass gives back if it is not taken. */
   paced = 0;
+  until = 0;
   /** a: attempts that reported an outcome, b: the failures among them, over `failureWindowMs`. */
   #outcomes: SlidingCounts;
   /** a: the same attempts, b: the slow ones among them. */
@@ -279,7 +288,7 @@ class Budget implements RetryBudget, Guard {
     const windowMs = finite('windowMs', or(options.windowMs, 10_000), 1, WINDOW);
     this.#reserve = (minPerSecond * windowMs) / 1_000;
     this.#now = steadyClock(optionalFn('now', options.now));
-    this.#paceMs = windowMs / HELD_PACE;
+    this.#paceMs = Math.min(windowMs / HELD_PACE, Number.MAX_VALUE); // finite: a step given back never makes NaN
     this.#counts = new SlidingCounts(windowMs);
     this.#outcomes = new SlidingCounts(failureWindowMs);
     this.#speeds = new SlidingCounts(failureWindowMs);
@@ -307,7 +316,7 @@ class Budget implements RetryBudget, Guard {
     const outcomes = this.#outcomes;
     const speeds = this.#speeds;
     outcomes.advance(now);
-    if (outcomes.a === 0) this.#since = Number.NaN; // nothing for a whole window: a trouble before that is old news
+    if (outcomes.a === 0) this.#forget(); // nothing for a whole window: a trouble before that is old news
     outcomes.add(1, failed);
     speeds.advance(now);
     speeds.add(1, slow);
@@ -335,8 +344,18 @@ class Budget implements RetryBudget, Guard {
     const counts = this.#counts;
     counts.advance(now);
     this.paced = this.#paceMs / Math.max(1, counts.a);
-    this.#slot = Math.max(this.#slot, now + (now - this.#since)) + this.paced;
+    this.until = this.#slot = Math.max(this.#slot, now + (now - this.#since)) + this.paced;
     return this.#slot - now;
+  }
+
+  /**
+   * The trouble is over, or old news: its age and its pace are forgotten, so that a later trouble is held from its own
+   * start, and paced from now, not behind the holds an outage long ago gave out (review: one outage of 10 minutes left
+   * the next blip's holds an hour away).
+   */
+  #forget(): void {
+    this.#since = Number.NaN;
+    this.#slot = Number.NEGATIVE_INFINITY;
   }
 
   /** A held retry that never started gives its pace step back: the next hold takes the place it left. */
@@ -385,7 +404,16 @@ class Budget implements RetryBudget, Guard {
 
   deposit(): void {
     const counts = this.#counts;
-    counts.advance(this.#now());
+    let now: number;
+    try {
+      now = this.#now();
+    } catch (error) {
+      // Without a volume cap, a first attempt is counted only to pace holds: a broken clock must not refuse it (its
+      // error surfaces as the attempt's outcome is counted). With a cap, the first attempt pays into it: thrown.
+      if (this.#ratio === Infinity) return;
+      throw error;
+    }
+    counts.advance(now);
     counts.add(1, 0);
   }
 

@@ -761,7 +761,8 @@ describe('createRetryBudget: held retries are paced', () => {
   });
 
   it('a held retry that never starts gives its step back: calls that cannot retry push no hold later', () => {
-    const budget = createRetryBudget({ now: () => 0 });
+    let now = 0;
+    const budget = createRetryBudget({ now: () => now });
     // 104 calls begin together; a step is 10 s over 0.3 x 104 first attempts.
     const passes = Array.from({ length: 104 }, () => {
       const pass = budget.open();
@@ -769,20 +770,46 @@ describe('createRetryBudget: held retries are paced', () => {
       return pass;
     });
     const step = 10_000 / (0.3 * 104);
-    /** The next call's attempt fails fast; the call then ends there (its last attempt) unless its retry `goes`. */
     let next = 0;
+    /** The next call's attempt fails fast; its call then ends (its last attempt), or its held retry starts. */
     const fail = (goes = false) => {
       const pass = passes[next++] as (typeof passes)[number];
-      const hold = pass.settle(Report.FAILURE, transient(), 1, 1_000);
-      pass.settle(goes ? Report.START : Report.RELEASE);
-      return hold as number;
+      const hold = pass.settle(Report.FAILURE, transient(), 1, 1_000) as number;
+      if (!goes) pass.settle(Report.RELEASE);
+      else {
+        now += hold; // it sleeps its hold out
+        pass.settle(Report.START);
+      }
+      return hold;
     };
     const ending = Array.from({ length: 100 }, () => fail());
     // 3 too few to know; then 97 holds, each given back as its call ends: every one a single step.
     for (const hold of ending.slice(3)) expect(hold).toBeCloseTo(step, 6);
-    const [a, b, c] = [fail(true), fail(true), fail()]; // two held retries start, so the third queues behind them
-    expect([a / step, b / step, c / step].map(Math.round)).toEqual([1, 2, 3]);
-    expect(fail()).toBeCloseTo(3 * step, 6); // the third's step was given back
+    expect(fail(true)).toBeCloseTo(step, 6); // taken: the trouble is step old when it starts
+    expect(fail(true)).toBeCloseTo(2 * step, 6); // its place: after the age (2 steps from the start), one step on
+    const ended = fail(); // 3 steps old: 6 steps from the start, one on: 4 from now
+    expect(ended).toBeCloseTo(4 * step, 6);
+    expect(fail()).toBeCloseTo(ended, 6); // the step the ended call took was given back
+  });
+
+  it('a held retry that starts before its place came (its deadline cut the hold) gives its step back', () => {
+    let now = 0;
+    const budget = createRetryBudget({ now: () => now });
+    const passes = Array.from({ length: 6 }, () => {
+      const pass = budget.open();
+      pass.settle(Report.START);
+      return pass;
+    });
+    const step = 10_000 / (0.3 * 6);
+    const holds = passes.map((pass) => pass.settle(Report.FAILURE, transient(), 1, 1_000));
+    expect(holds.slice(3)).toEqual([step, 2 * step, 3 * step].map((ms) => expect.closeTo(ms, 6)));
+    now = step / 2; // the 6th starts early (cut, or slept its backoff): its place is free again
+    passes[5]?.settle(Report.START);
+    const pass = budget.open();
+    pass.settle(Report.START);
+    // The next hold takes the 6th's place, after the 5th's (2 steps from the start), one step on (now 7 first
+    // attempts: 10 s / 2.1), less the half step gone by; without the 6th's step given back, one step later still.
+    expect(pass.settle(Report.FAILURE, transient(), 1, 1_000)).toBeCloseTo(2 * step + 10_000 / 2.1 - step / 2, 6);
   });
 
   it('a hold is never shorter than the trouble is old: the pace only spreads the calls held further', () => {
