@@ -1,6 +1,7 @@
 import type { RetryBudget } from '../budget';
 import { nearest } from '../nearest';
 import { fail, finite, having, num, onlyKnown, optionalFn, or } from '../validate';
+import { MAX_TIMER_MS } from '../wait';
 import { WINDOW } from '../window';
 
 /** What a hedge tells `onHedge`: one sent, or one refused and why (see {@link HedgeDecision}). */
@@ -29,9 +30,10 @@ export type HedgeRefusal = 'load' | 'budget' | 'slow';
 /** What {@link createHedge} accepts; every field is optional. */
 export interface HedgeOptions {
   /**
-   * A fixed delay, in ms: an attempt that has not answered by then gets a hedge. A finite number >= 0. Leave it out to
+   * A fixed delay, in ms: an attempt that has not answered by then gets a hedge. A number >= 0. Leave it out to
    * hedge at a `percentile` of this process's observed latencies instead (the default). Choose it when you know the
-   * dependency's healthy latency and the process is too quiet to learn it.
+   * dependency's healthy latency and the process is too quiet to learn it. At most 2^31 - 1 (what `setTimeout` takes;
+   * a RangeError otherwise); a percentile delay past that sends no hedge.
    */
   readonly delayMs?: number | undefined;
   /**
@@ -61,7 +63,8 @@ export interface HedgeOptions {
   readonly maxExtraLoad?: number | undefined;
   /**
    * The retry budget that guards the same dependency (pass the one your `retry()` policy has): a hedge is refused
-   * (`'budget'`) while it says the dependency is queueing, and withdraws from its volume cap as a retry does.
+   * (`'budget'`) while it says the dependency is queueing, and withdraws from its volume cap as a retry does. Its
+   * `queueing`, if present, must be a function (a TypeError naming `budget.queueing` otherwise).
    * Default: none (only `maxExtraLoad` bounds hedges).
    */
   readonly budget?: RetryBudget | undefined;
@@ -99,6 +102,15 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'now',
 ]);
 
+/** A budget with `tryWithdraw`, and `queueing` a function or left out: what a hedge calls from its timer. */
+const budget = (value: RetryBudget | undefined): RetryBudget | undefined => {
+  const queueing = having('budget', value, 'tryWithdraw', 'a retry budget from createRetryBudget()')?.queueing;
+  if (queueing !== undefined && typeof queueing !== 'function') {
+    fail(TypeError, 'budget.queueing', 'a function or left out', queueing);
+  }
+  return value;
+};
+
 const integer = (name: string, value: unknown, fallback: number): number =>
   num(name, or(value, fallback), 'an integer >= 1', (n) => Number.isInteger(n) && n >= 1);
 
@@ -119,13 +131,22 @@ export function hedgeSettings(options: HedgeOptions): HedgeSettings {
     );
   }
   return Object.freeze({
-    delayMs: delayMs === undefined ? undefined : finite('delayMs', delayMs, 0),
+    // setTimeout fires at once past 2^31 - 1 ms (about 24.8 days): a longer delay would hedge every call at once.
+    delayMs:
+      delayMs === undefined
+        ? undefined
+        : num(
+            'delayMs',
+            delayMs,
+            'a finite number >= 0, at most 2^31 - 1 (what setTimeout takes)',
+            (n) => n >= 0 && n <= MAX_TIMER_MS,
+          ),
     percentile: num('percentile', or(percentile, 0.95), 'a number in (0, 1)', (n) => n > 0 && n < 1),
     minSamples: integer('minSamples', options.minSamples, 100),
     windowMs: finite('windowMs', or(options.windowMs, 30_000), 1, WINDOW),
     maxHedges: integer('maxHedges', options.maxHedges, 1),
     maxExtraLoad: num('maxExtraLoad', or(options.maxExtraLoad, 0.05), 'a number in [0, 1]', (n) => n >= 0 && n <= 1),
-    budget: having('budget', options.budget, 'tryWithdraw', 'a retry budget from createRetryBudget()'),
+    budget: budget(options.budget),
     onHedge: optionalFn('onHedge', options.onHedge),
     now: optionalFn('now', options.now),
   });
