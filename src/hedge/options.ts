@@ -21,7 +21,7 @@ export interface HedgeEvent {
  * - `'load'`: the cap on extra load (`maxExtraLoad`) has no hedge to spare now;
  * - `'budget'`: the retry budget says the dependency is queueing (a hedge would join the queue), or its
  *   volume cap (`ratio`) refused the withdrawal, as it would a retry's;
- * - `'slow'`: more than twice `maxExtraLoad` of this process's calls over the last 3 s crossed their delay (with 20
+ * - `'slow'`: more than twice `maxExtraLoad` of this process's rounds over the last 3 s crossed their delay (with 20
  *   of them at least): the dependency is slow as a whole (a slowdown, an overload), not in its tail, and a hedge would
  *   add load rather than cut a tail.
  */
@@ -56,9 +56,10 @@ export interface HedgeOptions {
    */
   readonly maxHedges?: number | undefined;
   /**
-   * The cap on extra load (Finagle's `maxExtraLoad`): each call earns this share of a hedge and a hedge spends a whole
-   * one, so this process's hedges never exceed this share of its calls, at any moment (at most 10 are saved up while
-   * none is needed). A number in [0, 1]; 0 turns hedging off. Default `0.05`.
+   * The cap on extra load (Finagle's `maxExtraLoad`): each round (one of `retry()`'s attempts, so a call retried twice
+   * earns three times) earns this share of a hedge and a hedge spends a whole one, so this process's hedges never
+   * exceed this share of its rounds, at any moment (at most 10 are saved up while none is needed). A number in [0, 1];
+   * 0 turns hedging off. Default `0.05`.
    */
   readonly maxExtraLoad?: number | undefined;
   /**
