@@ -81,26 +81,23 @@ export function hedgedFetch(hedge: Hedge, options: HedgedFetchOptions = {}): Fet
   // A bad header, a method that is not a string: a rejected promise, as fetch gives, not a throw.
   return (input, init) => {
     try {
-      return hedgedCall(input, init);
+      const fetch = send ?? globalThis.fetch;
+      const request = isRequest(input) ? input : undefined;
+      const method = init?.method ?? request?.method ?? 'GET';
+      if (!isHedgeable(method, new Headers(init?.headers ?? request?.headers), init?.body)) return fetch(input, init);
+      const parent = init?.signal ?? request?.signal ?? undefined;
+      return race<Response>(
+        hedge,
+        () => parent,
+        // Each attempt sends a clone of a Request, so the body of the first is still there for a hedge.
+        (signal) => fetch(signal && request ? request.clone() : input, signal ? { ...init, signal } : init),
+        (response) => failing.has(response.status),
+        discard,
+        // The winner's body outlives the round: the caller's abort must still cancel it, as with fetch (held weakly).
+        (response, controller) => parent && follow([parent], controller, response),
+      );
     } catch (error) {
       return Promise.reject(error);
     }
   };
-  function hedgedCall(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const fetch = send ?? globalThis.fetch;
-    const request = isRequest(input) ? input : undefined;
-    const method = init?.method ?? request?.method ?? 'GET';
-    if (!isHedgeable(method, new Headers(init?.headers ?? request?.headers), init?.body)) return fetch(input, init);
-    const parent = init?.signal ?? request?.signal ?? undefined;
-    return race<Response>(
-      hedge,
-      () => parent,
-      // Each attempt sends a clone of a Request, so the body of the first is still there for a hedge.
-      (signal) => fetch(signal && request ? request.clone() : input, signal ? { ...init, signal } : init),
-      (response) => failing.has(response.status),
-      discard,
-      // The winner's body outlives the round: the caller's abort must still cancel it, as with fetch (held weakly).
-      (response, controller) => parent && follow([parent], controller, response),
-    );
-  }
 }

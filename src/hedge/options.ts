@@ -105,10 +105,10 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
 
 /** A budget with `tryWithdraw`, and `queueing` a function or left out: what a hedge calls from its timer. */
 const budget = (value: RetryBudget | undefined): RetryBudget | undefined => {
-  const queueing = having('budget', value, 'tryWithdraw', 'a retry budget from createRetryBudget()')?.queueing;
-  if (queueing !== undefined && typeof queueing !== 'function') {
-    fail(TypeError, 'budget.queueing', 'a function or left out', queueing);
-  }
+  optionalFn(
+    'budget.queueing',
+    having('budget', value, 'tryWithdraw', 'a retry budget from createRetryBudget()')?.queueing,
+  );
   return value;
 };
 
@@ -136,12 +136,7 @@ export function hedgeSettings(options: HedgeOptions): HedgeSettings {
     delayMs:
       delayMs === undefined
         ? undefined
-        : num(
-            'delayMs',
-            delayMs,
-            'a finite number >= 0, at most 2^31 - 1 (what setTimeout takes)',
-            (n) => n >= 0 && n <= MAX_TIMER_MS,
-          ),
+        : num('delayMs', delayMs, 'a number in [0, 2^31 - 1]', (n) => n >= 0 && n <= MAX_TIMER_MS),
     percentile: num('percentile', or(percentile, 0.95), 'a number in (0, 1)', (n) => n > 0 && n < 1),
     minSamples: integer('minSamples', options.minSamples, 100),
     windowMs: finite('windowMs', or(options.windowMs, 30_000), 1, WINDOW),
