@@ -41,7 +41,7 @@ export function isHedgeable(method: string, headers: Headers, body: unknown): bo
  * attempts is a round of up to `1 + maxHedges` requests, the first answer that is not a failure status winning. The
  * others are aborted and their bodies cancelled (a late one's too), so their sockets go back to the pool. A failure
  * status (a 503) from one request does not win while another is in flight; when all fail, the last one's Response is
- * returned (the others' bodies cancelled) for `retryingFetch` to retry.
+ * returned with its body whole, as a winner's (the others' bodies cancelled), for `retryingFetch` to retry or give.
  *
  * Only an idempotent request is hedged (see {@link isHedgeable}): a `POST` or `PATCH` goes through once, as it is,
  * unless it carries an `Idempotency-Key` (`retryingFetch({ idempotencyKey: true })` adds one before this fetch sees the
