@@ -7,7 +7,7 @@ export const TIMED_OUT: unique symbol = /* @__PURE__ */ Symbol();
 export const ABORTED: unique symbol = /* @__PURE__ */ Symbol();
 
 /** The longest delay `setTimeout` takes (about 24.8 days); a longer one fires at once in Node, so it is chained. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The one registry of herdless's listeners on callers' signals: at most one `abort` listener on a signal, whatever

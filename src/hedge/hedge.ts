@@ -7,11 +7,11 @@ import { type HedgeEvent, type HedgeOptions, type HedgeRefusal, type HedgeSettin
 /** The most hedges a quiet spell saves up (see `maxExtraLoad`): what a process can add at once when trouble starts. */
 export const BURST = 10;
 /**
- * The window, in ms, over which a process tells a tail from a slowdown: the share of its calls that crossed their
- * hedge delay (as the budget's `failureWindowMs`).
+ * The window, in ms, over which a process tells a tail from a slowdown: the share of its rounds (each of `retry()`'s
+ * attempts) that crossed their hedge delay (as the budget's `failureWindowMs`).
  */
 export const SPREAD_MS = 3_000;
-/** The fewest calls in that window for the share to be read: fewer say nothing (the cap still bounds them). */
+/** The fewest rounds in that window for the share to be read: fewer say nothing (the cap still bounds them). */
 export const SPREAD_CALLS = 20;
 
 /** A token's float slack: twenty calls at 0.05 sum to 0.9999999999999999, which is one. */
@@ -58,9 +58,9 @@ export class Hedge {
   }
 
   /**
-   * A call begins (its first attempt): it earns `maxExtraLoad` of a hedge (up to {@link BURST} saved), and gets the
-   * delay of its first hedge, in ms, or `undefined` for no hedge at all (the percentile still lacks data, or
-   * `maxExtraLoad` is 0).
+   * A round begins (one of `retry()`'s attempts, its first request): it earns `maxExtraLoad` of a hedge (up to
+   * {@link BURST} saved), and gets the delay of its first hedge, in ms, or `undefined` for no hedge at all (the
+   * percentile still lacks data, or `maxExtraLoad` is 0).
    */
   begin(): number | undefined {
     const { maxExtraLoad, delayMs } = this.settings;
@@ -126,14 +126,15 @@ export class Hedge {
  * process's observed latencies, default p95 once 100 were seen; or a fixed `delayMs`), a second attempt is sent and
  * the first answer wins; the others are aborted.
  *
- * Bounded by construction: each call earns `maxExtraLoad` (default 5%) of a hedge and a hedge spends a whole one, so
- * this process's hedges never exceed 5% of its calls, in a slowdown as in a calm (where an unbounded hedge doubles the
- * load: every call crosses the delay); no hedge while more than twice that share of the last 3 s of calls crossed
- * their delay (`'slow'`: the dependency is slow as a whole, not in its tail); and with a `budget`, none while it says
- * the dependency is queueing. In `npx tsx bench/hedge-fleet.ts`: the p99.9 of a 1% slow mode cut 10x for 4% more
- * requests from a busy process, and at most 2.3% more in a slowdown at every fleet size (the unbounded hedge: 70%).
- * A quiet process (a few calls a minute, one of 1,000 in a fleet) earns too little to hedge and too few samples to
- * learn a percentile: hedging then stays off, safe and of no use (see the hedging guide).
+ * Bounded by construction: each round (one of `retry()`'s attempts: a call retried twice is three) earns `maxExtraLoad`
+ * (default 5%) of a hedge and a hedge spends a whole one, so this process's hedges never exceed 5% of its rounds, in a
+ * slowdown as in a calm (where an unbounded hedge doubles the load: every round crosses the delay); no hedge while more
+ * than twice that share of the last 3 s of rounds crossed their delay (`'slow'`: the dependency is slow as a whole, not
+ * in its tail); and with a `budget`, none while it says the dependency is queueing. In `npx tsx bench/hedge-fleet.ts`:
+ * the p99.9 of a 1% slow mode cut 10x for 4% more requests from a busy process, and at most 2.3% more in a slowdown at
+ * every fleet size (the unbounded hedge: 70%). A quiet process (a few calls a minute, one of 1,000 in a fleet) earns
+ * too little to hedge and too few samples to learn a percentile: hedging then stays off, safe and of no use (see the
+ * hedging guide).
  *
  * Choose it for idempotent reads with a long tail (a p99.9 many times the median: a GC pause, a slow disk) from a busy
  * process; not for writes, nor for a dependency that is slow because it is saturated (hedging adds load).

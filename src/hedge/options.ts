@@ -1,6 +1,7 @@
 import type { RetryBudget } from '../budget';
 import { nearest } from '../nearest';
 import { fail, finite, having, num, onlyKnown, optionalFn, or } from '../validate';
+import { MAX_TIMER_MS } from '../wait';
 import { WINDOW } from '../window';
 
 /** What a hedge tells `onHedge`: one sent, or one refused and why (see {@link HedgeDecision}). */
@@ -20,7 +21,7 @@ export interface HedgeEvent {
  * - `'load'`: the cap on extra load (`maxExtraLoad`) has no hedge to spare now;
  * - `'budget'`: the retry budget says the dependency is queueing (a hedge would join the queue), or its
  *   volume cap (`ratio`) refused the withdrawal, as it would a retry's;
- * - `'slow'`: more than twice `maxExtraLoad` of this process's calls over the last 3 s crossed their delay (with 20
+ * - `'slow'`: more than twice `maxExtraLoad` of this process's rounds over the last 3 s crossed their delay (with 20
  *   of them at least): the dependency is slow as a whole (a slowdown, an overload), not in its tail, and a hedge would
  *   add load rather than cut a tail.
  */
@@ -29,9 +30,10 @@ export type HedgeRefusal = 'load' | 'budget' | 'slow';
 /** What {@link createHedge} accepts; every field is optional. */
 export interface HedgeOptions {
   /**
-   * A fixed delay, in ms: an attempt that has not answered by then gets a hedge. A finite number >= 0. Leave it out to
+   * A fixed delay, in ms: an attempt that has not answered by then gets a hedge. A number >= 0. Leave it out to
    * hedge at a `percentile` of this process's observed latencies instead (the default). Choose it when you know the
-   * dependency's healthy latency and the process is too quiet to learn it.
+   * dependency's healthy latency and the process is too quiet to learn it. At most 2^31 - 1 (what `setTimeout` takes;
+   * a RangeError otherwise); a percentile delay past that sends no hedge.
    */
   readonly delayMs?: number | undefined;
   /**
@@ -54,14 +56,16 @@ export interface HedgeOptions {
    */
   readonly maxHedges?: number | undefined;
   /**
-   * The cap on extra load (Finagle's `maxExtraLoad`): each call earns this share of a hedge and a hedge spends a whole
-   * one, so this process's hedges never exceed this share of its calls, at any moment (at most 10 are saved up while
-   * none is needed). A number in [0, 1]; 0 turns hedging off. Default `0.05`.
+   * The cap on extra load (Finagle's `maxExtraLoad`): each round (one of `retry()`'s attempts, so a call retried twice
+   * earns three times) earns this share of a hedge and a hedge spends a whole one, so this process's hedges never
+   * exceed this share of its rounds, at any moment (at most 10 are saved up while none is needed). A number in [0, 1];
+   * 0 turns hedging off. Default `0.05`.
    */
   readonly maxExtraLoad?: number | undefined;
   /**
    * The retry budget that guards the same dependency (pass the one your `retry()` policy has): a hedge is refused
-   * (`'budget'`) while it says the dependency is queueing, and withdraws from its volume cap as a retry does.
+   * (`'budget'`) while it says the dependency is queueing, and withdraws from its volume cap as a retry does. Its
+   * `queueing`, if present, must be a function (a TypeError naming `budget.queueing` otherwise).
    * Default: none (only `maxExtraLoad` bounds hedges).
    */
   readonly budget?: RetryBudget | undefined;
@@ -99,6 +103,15 @@ const KNOWN: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'now',
 ]);
 
+/** A budget with `tryWithdraw`, and `queueing` a function or left out: what a hedge calls from its timer. */
+const budget = (value: RetryBudget | undefined): RetryBudget | undefined => {
+  optionalFn(
+    'budget.queueing',
+    having('budget', value, 'tryWithdraw', 'a retry budget from createRetryBudget()')?.queueing,
+  );
+  return value;
+};
+
 const integer = (name: string, value: unknown, fallback: number): number =>
   num(name, or(value, fallback), 'an integer >= 1', (n) => Number.isInteger(n) && n >= 1);
 
@@ -119,13 +132,17 @@ export function hedgeSettings(options: HedgeOptions): HedgeSettings {
     );
   }
   return Object.freeze({
-    delayMs: delayMs === undefined ? undefined : finite('delayMs', delayMs, 0),
+    // setTimeout fires at once past 2^31 - 1 ms (about 24.8 days): a longer delay would hedge every call at once.
+    delayMs:
+      delayMs === undefined
+        ? undefined
+        : num('delayMs', delayMs, 'a number in [0, 2^31 - 1]', (n) => n >= 0 && n <= MAX_TIMER_MS),
     percentile: num('percentile', or(percentile, 0.95), 'a number in (0, 1)', (n) => n > 0 && n < 1),
     minSamples: integer('minSamples', options.minSamples, 100),
     windowMs: finite('windowMs', or(options.windowMs, 30_000), 1, WINDOW),
     maxHedges: integer('maxHedges', options.maxHedges, 1),
     maxExtraLoad: num('maxExtraLoad', or(options.maxExtraLoad, 0.05), 'a number in [0, 1]', (n) => n >= 0 && n <= 1),
-    budget: having('budget', options.budget, 'tryWithdraw', 'a retry budget from createRetryBudget()'),
+    budget: budget(options.budget),
     onHedge: optionalFn('onHedge', options.onHedge),
     now: optionalFn('now', options.now),
   });

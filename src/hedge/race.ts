@@ -1,7 +1,7 @@
 import type { RetryContext } from '../policy';
 import { reportLater } from '../report';
 import { fail } from '../validate';
-import { isThenable, now, subscribe } from '../wait';
+import { isThenable, MAX_TIMER_MS, now, subscribe } from '../wait';
 import type { Hedge } from './hedge';
 
 /** What each attempt of a hedged call gets: `retry()`'s context, with its own signal and which attempt it is. */
@@ -54,7 +54,12 @@ export function race<T>(
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const began = now();
-    let delayMs = hedge.begin();
+    let delayMs: number | undefined;
+    try {
+      delayMs = hedge.begin();
+    } catch (error) {
+      reportLater(error); // a broken clock, as in decide() and record(): reported, and the call runs with no hedge
+    }
     // No hedge to send: the attempt runs on the caller's signal as it is, read only if it reads its own.
     const parent = delayMs === undefined ? undefined : parentOf();
     if (parent?.aborted) return reject(parent.reason);
@@ -77,11 +82,16 @@ export function race<T>(
         reason ??= !ok && parent?.aborted ? parent.reason : lost();
         c.abort(reason);
       }
-      if (winner) won?.(value as T, winner);
+      try {
+        if (winner) won?.(value as T, winner);
+      } catch (error) {
+        ok = false; // a value `won` cannot follow (not a Response): the round's failure, not a throw from a callback
+        value = error;
+      }
       if (ok) resolve(value as T);
       else reject(value);
     };
-    const lose = (value: unknown, threw: boolean) => {
+    const lose = (value: unknown, threw: boolean, controller?: AbortController) => {
       if (held && !held.threw) discard?.(held.value as T);
       held = { value, threw };
       delayMs = undefined; // no more hedges: a failure is the retry's to answer
@@ -89,7 +99,8 @@ export function race<T>(
       timer = undefined;
       if (pending === 0) {
         if (threw) finish(false, value);
-        else finish(true, value);
+        // The failed value returned is the round's answer: its attempt is spared and followed as a winner is.
+        else finish(true, value, controller);
       }
     };
     const launch = (index: number) => {
@@ -104,15 +115,23 @@ export function race<T>(
       }
       pending++;
       let result: T | PromiseLike<T>;
+      let thenable = true;
       try {
         result = start(signal, index);
+        thenable = isThenable(result); // a `then` getter may throw: the attempt's failure, as start()'s throw is
       } catch (error) {
         result = Promise.reject(error);
       }
       const settled = (value: T) => {
         pending--;
         if (done) return discard?.(value);
-        if (failed?.(value)) return lose(value, false);
+        let failure: boolean | undefined;
+        try {
+          failure = failed?.(value);
+        } catch (error) {
+          return lose(error, true); // a value `failed` cannot read (not a Response): the attempt's failure
+        }
+        if (failure) return lose(value, false, controller);
         try {
           hedge.record(now() - began);
         } catch (error) {
@@ -125,11 +144,12 @@ export function race<T>(
         pending--;
         if (!done) lose(error, true);
       };
-      if (isThenable(result)) Promise.resolve(result).then(settled, rejected);
-      else settled(result);
+      if (thenable) Promise.resolve(result).then(settled, rejected);
+      else settled(result as T);
     };
     const arm = () => {
-      if (done || delayMs === undefined || sent >= hedge.settings.maxHedges) return;
+      // A percentile delay past what setTimeout takes (it would fire at once): no hedge.
+      if (done || delayMs === undefined || delayMs > MAX_TIMER_MS || sent >= hedge.settings.maxHedges) return;
       timer = setTimeout(fire, delayMs);
     };
     const fire = () => {
@@ -142,7 +162,8 @@ export function race<T>(
         reportLater(error); // a broken clock (the hedge's, the budget's): no hedge, and the attempts go on
         return;
       }
-      if (!send) return; // refused: no more hedges this round
+      // Refused: no more hedges this round; or the round ended inside decide() (the caller aborted from onHedge).
+      if (!send || done) return;
       launch(++sent);
       arm();
     };
