@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BURST, canSpend, createHedge, type HedgeContext, hedged } from '../src/hedge/index';
+import { BURST, canSpend } from '../src/hedge/hedge';
+import { createHedge, type HedgeContext, hedged } from '../src/hedge/index';
 import { bucketOf, edgeOf, GROWTH, LatencyWindow } from '../src/hedge/latency';
 import { type RetryError, retry } from '../src/index';
 import { useFakeClock } from './helpers';

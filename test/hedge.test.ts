@@ -1,6 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { createHedge, type Hedge, type HedgeContext, type HedgeEvent, hedged, isSlowdown } from '../src/hedge/index';
+import { isSlowdown } from '../src/hedge/hedge';
+import { createHedge, type Hedge, type HedgeContext, type HedgeEvent, hedged } from '../src/hedge/index';
 import { createRetryBudget, type RetryError, retry } from '../src/index';
 import { settle, stray, useFakeClock } from './helpers';
 

@@ -5,15 +5,6 @@
  * @module herdless/hedge
  */
 export { type HedgedFetchOptions, hedgedFetch, isHedgeable } from './fetch';
-export {
-  BURST,
-  canSpend,
-  createHedge,
-  type Hedge,
-  type HedgeDecision,
-  isSlowdown,
-  SPREAD_CALLS,
-  SPREAD_MS,
-} from './hedge';
+export { createHedge, type Hedge, type HedgeDecision } from './hedge';
 export type { HedgeEvent, HedgeOptions, HedgeRefusal, HedgeSettings } from './options';
 export { type HedgeContext, hedged } from './race';

@@ -58,8 +58,9 @@ export interface HedgeOptions {
   /**
    * The cap on extra load (Finagle's `maxExtraLoad`): each round (one of `retry()`'s attempts, so a call retried twice
    * earns three times) earns this share of a hedge and a hedge spends a whole one, so this process's hedges never
-   * exceed this share of its rounds, at any moment (at most 10 are saved up while none is needed). A number in [0, 1];
-   * 0 turns hedging off. Default `0.05`.
+   * exceed this share of its rounds, at any moment (at most 10 are saved up while none is needed). It also sets the
+   * slow gate: no hedge while more than twice this share of recent calls crossed their delay, so from 0.5 up that gate
+   * never closes (a slowdown is then hedged). A number in [0, 1]; 0 turns hedging off. Default `0.05`.
    */
   readonly maxExtraLoad?: number | undefined;
   /**
