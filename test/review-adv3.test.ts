@@ -43,13 +43,18 @@ describe('area 1: herdless/testing herd()', () => {
   const plain = ({ url, fetch }: HerdContext) => fetch(url);
 
   for (const clients of [1e9, 1e12, Number.NaN, -1, 2.5, 0, Infinity, -0, '10', 1e5 + 1]) {
-    it(`clients: ${String(clients)} is a RangeError/TypeError naming clients, fast`, async () => {
-      const t0 = performance.now();
-      const error = await herd(plain, { clients: clients as number, intercept: false }).then(
+    it(`clients: ${String(clients)} is a RangeError/TypeError naming clients, before any client runs`, async () => {
+      // Checked before anything is set up (no wall-clock bound here: speed is measured in bench/, not asserted).
+      let ran = 0;
+      const counted = (ctx: HerdContext) => {
+        ran++;
+        return plain(ctx);
+      };
+      const error = await herd(counted, { clients: clients as number, intercept: false }).then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect(performance.now() - t0).toBeLessThan(200);
+      expect(ran).toBe(0);
       expect(error instanceof RangeError || error instanceof TypeError).toBe(true);
       expect((error as Error).message).toMatch(/clients must be/);
     });
@@ -431,9 +436,11 @@ describe('area 4: the core: option errors, RetryError.errors, readRetryAfter, ab
         new Headers({ 'retry-after': v }),
         { headers: { 'Retry-After': [v, '1'] } },
       ]) {
+        // Not a speed test (bench/ measures speed): a bound seconds wide that only catastrophic backtracking on a
+        // 100,000-character header crosses, whatever the machine's load.
         const t0 = performance.now();
         const w = readRetryAfter(source, now);
-        expect(performance.now() - t0).toBeLessThan(50);
+        expect(performance.now() - t0).toBeLessThan(2_000);
         if (w !== undefined) {
           expect(w >= 0, `${v} -> ${w}`).toBe(true);
           expect(Number.isFinite(w), `${v} -> ${w}`).toBe(true);
@@ -450,7 +457,7 @@ describe('area 4: the core: option errors, RetryError.errors, readRetryAfter, ab
     many['Retry-After'] = '7';
     const t0 = performance.now();
     expect(readRetryAfter(many, now)).toBe(7_000);
-    expect(performance.now() - t0).toBeLessThan(500);
+    expect(performance.now() - t0).toBeLessThan(5_000); // linear in the keys, not quadratic: a wide bound, as above
   });
 });
 
