@@ -204,8 +204,8 @@ class BudgetPass implements Pass {
       if (!this.#held) return 'budget';
       if (hold > 0) {
         this.#waited = true; // held through the trouble: asked again, as it starts, whether it may still go
-        this.#step = this.#budget.paced;
-        this.#until = this.#budget.until;
+        this.#step = this.#budget.paced();
+        this.#until = this.#budget.slot();
         return hold;
       }
     } else if (event === Report.SUCCESS) {
@@ -245,9 +245,8 @@ class Budget implements RetryBudget, Guard {
   readonly #paceMs: number;
   /** The latest moment a held retry has been given, on this budget's clock; -Infinity for none. */
   #slot = Number.NEGATIVE_INFINITY;
-  /** The pace step the last hold took, in ms, and when its place came: what its pass gives back if it is not taken. */
-  paced = 0;
-  until = 0;
+  /** The pace step the last hold took, in ms: what its pass gives back if it is not taken. */
+  #paced = 0;
   /** a: attempts that reported an outcome, b: the failures among them, over `failureWindowMs`. */
   #outcomes: SlidingCounts;
   /** a: the same attempts, b: the slow ones among them. */
@@ -343,8 +342,8 @@ class Budget implements RetryBudget, Guard {
     if (Number.isNaN(this.#since)) this.#since = now;
     const counts = this.#counts;
     counts.advance(now);
-    this.paced = this.#paceMs / Math.max(1, counts.a);
-    this.until = this.#slot = Math.max(this.#slot, now + (now - this.#since)) + this.paced;
+    this.#paced = this.#paceMs / Math.max(1, counts.a);
+    this.#slot = Math.max(this.#slot, now + (now - this.#since)) + this.#paced;
     return this.#slot - now;
   }
 
@@ -356,6 +355,16 @@ class Budget implements RetryBudget, Guard {
   #forget(): void {
     this.#since = Number.NaN;
     this.#slot = Number.NEGATIVE_INFINITY;
+  }
+
+  /** The pace step the last hold took, in ms (none: 0). */
+  paced(): number {
+    return this.#paced;
+  }
+
+  /** When the place the last hold was given comes, on this budget's clock (-Infinity for none). */
+  slot(): number {
+    return this.#slot;
   }
 
   /** A held retry that never started gives its pace step back: the next hold takes the place it left. */
@@ -534,7 +543,7 @@ const UNCAPPED: RetryPermit = { release() {} };
  * retries to a share of first attempts; off by default, since a reserve counted per process adds up across a fleet.
  *
  * Choose it for every dependency that many calls share, with an `attemptTimeoutMs`: it is the setup herdless
- * recommends, judged on troubles it was not tuned on (`herdless simulate --scenario explore`). Memory is 67 numbers
+ * recommends, judged on troubles it was not tuned on (`herdless simulate --scenario explore`). Memory is 68 numbers
  * whatever the traffic; it sets no timers.
  *
  * @example
