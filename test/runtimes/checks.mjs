@@ -94,6 +94,23 @@ function checks(h, env) {
       assert(timeout.name === 'TimeoutError' && timeout instanceof Error, 'DOMException is not an Error here');
     },
 
+    'herdless/hedge: a hedge answers for a first attempt that hangs, which is aborted': async () => {
+      const { createHedge, hedged } = h.hedge;
+      const signals = [];
+      const attempt = ({ signal }) => {
+        signals.push(signal);
+        if (signals.length > 1) return Promise.resolve('hedge');
+        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      };
+      const started = now();
+      const value = await h.retry(hedged(attempt, createHedge({ delayMs: 20, maxExtraLoad: 1 })), { maxAttempts: 1 });
+      const took = now() - started;
+      assert(value === 'hedge', `resolved ${value}`);
+      assert(signals.length === 2, `${signals.length} attempts`);
+      assert(signals[0].aborted && !signals[1].aborted, 'the first attempt was not aborted, or the hedge was');
+      assert(took >= 20 - SLACK_MS && took < 20 + LATE_MS, `took ${took} ms for a hedge at 20 ms`);
+    },
+
     'retry then success': async () => {
       let calls = 0;
       const events = [];

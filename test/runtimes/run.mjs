@@ -1,5 +1,5 @@
 // `npm run test:runtimes [-- node bun deno chromium]`: runs test/runtimes/checks.mjs against the built package
-// (dist/index.js) in Node, Bun, Deno and headless Chromium, one after the other, and says which runtime failed.
+// (dist/index.js, and dist/hedge.js: herdless/hedge) in Node, Bun, Deno and headless Chromium, one after the other, and says which runtime failed.
 //
 // - A small node:http server on 127.0.0.1 serves the build and the checks to the browser page, and the endpoints the
 //   checks fetch: /flaky (503 with Retry-After, then 200) and /hang (never answers).
@@ -84,10 +84,11 @@ function closedPort() {
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>herdless runtime checks</title>
 <script type="module">
+import * as hedge from '/dist/hedge.js';
 import * as herdless from '/dist/index.js';
 import { runChecks } from '/test/runtimes/checks.mjs';
 const closedPort = Number(new URLSearchParams(location.search).get('closedPort'));
-runChecks(herdless, { baseUrl: location.origin, closedPort }).then((results) => {
+runChecks({ ...herdless, hedge }, { baseUrl: location.origin, closedPort }).then((results) => {
   window.herdlessDone = { results };
 });
 </script>`;
