@@ -460,7 +460,7 @@ function run(args: readonly string[], io: Io): number {
     // `simulate extra`: a known command with a stray argument, not an unknown command.
     if (positionals[0] === 'simulate') {
       throw new UsageError(
-        `simulate takes no arguments, got '${positionals.slice(1).join(' ')}': its settings are flags (herdless help simulate)`,
+        `simulate takes no arguments, got '${positionals.slice(1).join(' ')}': its settings are flags`,
       );
     }
     throw unknownCommand(positionals);

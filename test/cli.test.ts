@@ -335,7 +335,7 @@ describe('herdless simulate', () => {
     // New-user review: this said "unknown command 'simulate extra'", for a known command with a stray argument.
     [
       ['simulate', 'extra'],
-      "simulate takes no arguments, got 'extra': its settings are flags (herdless help simulate)",
+      "simulate takes no arguments, got 'extra': its settings are flags (see herdless simulate --help)\n",
     ],
     [['simulate', '--seed', '1.5'], "--seed must be a positive integer, got '1.5'"],
     [['--json'], 'missing command: simulate'],
