@@ -458,13 +458,12 @@ class Budget implements RetryBudget, Guard {
 
   reset(): void {
     this.#counts = this.#counts.fresh(); // a permit from before releases into the old window, which nothing reads
-    this.#slot = Number.NEGATIVE_INFINITY;
     this.#outcomes = this.#outcomes.fresh();
     this.#speeds = this.#speeds.fresh();
     this.#fastStarts = [];
     this.#fastAt = 0;
     this.#slowStart = Number.NEGATIVE_INFINITY;
-    this.#since = Number.NaN;
+    this.#forget(); // the trouble and its pace
     this.#now.reset();
   }
 }
