@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createHedge, type HedgeContext, hedged, hedgedFetch } from '../src/hedge/index';
-import { retry } from '../src/index';
+import { createRetryBudget, retry } from '../src/index';
 import { settle, stray, useFakeClock } from './helpers';
 
 const fake = useFakeClock();
@@ -213,5 +213,79 @@ describe('D9: a budget whose queueing is not a function', () => {
     const budget = { tryWithdraw: () => ({ release() {} }), queueing: false } as never;
     expect(() => createHedge({ budget })).toThrow(TypeError);
     expect(() => createHedge({ budget })).toThrow(/budget\.queueing must be a function, got false/);
+  });
+});
+
+describe('D5, second part: the hedge paid for inside decide() is given back when the round ended there', () => {
+  it('its token and its budget withdrawal come back: a later round can still hedge', async () => {
+    const caller = new AbortController();
+    const budget = createRetryBudget({ ratio: 0.1, minPerSecond: 0 });
+    for (let i = 0; i < 10; i++) budget.deposit(); // room for one retry (or hedge): 0.1 x 10
+    let abortInHedge = true;
+    const hedge = createHedge({
+      delayMs: 20,
+      maxExtraLoad: 1,
+      budget,
+      onHedge: () => {
+        if (abortInHedge) caller.abort(new Error('gone'));
+      },
+    });
+    expect(hedge.tokens).toBe(0);
+    const first = settle(hedged(slow(100, []), hedge)(ctx(caller.signal)));
+    await fake.clock.tickAsync(20);
+    expect(first.result.status).toBe('rejected');
+    expect(hedge.tokens).toBe(1); // earned by the round, spent in decide(), given back
+    expect(budget.available()).toBe(1); // the withdrawal released
+    abortInHedge = false;
+    const calls: AbortSignal[] = [];
+    const second = settle(hedged(slow(100, calls), hedge)(ctx()));
+    await fake.clock.tickAsync(100);
+    expect(second.result.value).toBe('ok');
+    expect(calls).toHaveLength(2); // the second round's hedge went out on what was given back
+  });
+});
+
+describe('D3, second part: a late loser that cannot be discarded (a body without cancel)', () => {
+  it('is dropped quietly: the winner answers, nothing escapes as an unhandled rejection', async () => {
+    let n = 0;
+    const hostile = { status: 200, body: {} } as unknown as Response; // no cancel: discard() would throw
+    const errors = await stray(async () => {
+      const f = hedgedFetch(createHedge({ delayMs: 10, maxExtraLoad: 1 }), {
+        fetch: () =>
+          n++ === 0
+            ? new Promise<Response>((resolve) => setTimeout(() => resolve(hostile), 100))
+            : new Promise<Response>((resolve) => setTimeout(() => resolve(new Response('won')), 10)),
+      });
+      const call = settle(f('http://x/'));
+      await fake.clock.tickAsync(200);
+      await expect((call.result.value as Response).text()).resolves.toBe('won');
+    });
+    expect(n).toBe(2);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('the hedge timer never keeps a process alive that its round would not', () => {
+  it('is unref()ed where timers have unref', async () => {
+    const unrefs: unknown[] = [];
+    const real = globalThis.setTimeout;
+    const spy = ((fn: () => void, ms?: number) => {
+      const timer = real(fn, ms) as unknown as { unref?: () => unknown };
+      const unref = timer.unref?.bind(timer);
+      timer.unref = () => {
+        unrefs.push(ms);
+        return unref?.();
+      };
+      return timer;
+    }) as typeof setTimeout;
+    globalThis.setTimeout = spy;
+    try {
+      const call = settle(hedged(slow(5, []), createHedge({ delayMs: 40, maxExtraLoad: 1 }))(ctx()));
+      await fake.clock.tickAsync(5);
+      expect(call.result.value).toBe('ok');
+    } finally {
+      globalThis.setTimeout = real;
+    }
+    expect(unrefs).toEqual([40]); // the hedge's timer; the attempt's own was not
   });
 });

@@ -1,3 +1,4 @@
+import type { RetryPermit } from '../budget';
 import { reportLater } from '../report';
 import { unreadable } from '../validate';
 import { SlidingCounts, type SteadyClock, steadyClock } from '../window';
@@ -50,6 +51,8 @@ export class Hedge {
   readonly #spread = new SlidingCounts(SPREAD_MS);
   readonly #latency: LatencyWindow;
   readonly #now: SteadyClock;
+  /** The budget's permit of the last hedge sent, until the next decision: what {@link refund} gives back. */
+  #permit: RetryPermit | undefined;
 
   constructor(settings: HedgeSettings) {
     this.settings = settings;
@@ -84,10 +87,12 @@ export class Hedge {
       spread.add(0, 1);
     }
     let decision = SEND;
+    let permit: RetryPermit | false | undefined;
     if (isSlowdown(spread.b, spread.a, maxExtraLoad)) decision = SLOW;
     else if (!canSpend(this.#tokens)) decision = LOAD;
-    else if (budget && (budget.queueing?.() || !budget.tryWithdraw())) decision = BUDGET;
+    else if (budget && (budget.queueing?.() || !(permit = budget.tryWithdraw()))) decision = BUDGET;
     else this.#tokens -= 1;
+    this.#permit = permit || undefined;
     if (onHedge) {
       const event: HedgeEvent = Object.freeze({
         sent: decision.send,
@@ -102,6 +107,16 @@ export class Hedge {
       }
     }
     return decision;
+  }
+
+  /**
+   * Gives back the hedge the last {@link decide} sent, when it could not go out after all (the call ended inside
+   * `decide()`, from `onHedge`): its token, and the budget's withdrawal. Call it at once, before another decision.
+   */
+  refund(): void {
+    this.#tokens = Math.min(BURST, this.#tokens + 1);
+    this.#permit?.release();
+    this.#permit = undefined;
   }
 
   /** A call was answered `ms` after its first attempt began: what the percentile delay is learnt from. */

@@ -70,6 +70,12 @@ export function race<T>(
     let pending = 0;
     let sent = 0; // hedges sent
     let held: { value: unknown; threw: boolean } | undefined; // the last failure, while others are in flight
+    // A value nobody will read: a hostile one (a body without `cancel`) must not throw from a promise callback.
+    const drop = (value: unknown) => {
+      try {
+        discard?.(value as T);
+      } catch {}
+    };
     const finish = (ok: boolean, value: unknown, winner?: AbortController) => {
       done = true;
       if (timer !== undefined) clearTimeout(timer);
@@ -92,7 +98,7 @@ export function race<T>(
       else reject(value);
     };
     const lose = (value: unknown, threw: boolean, controller?: AbortController) => {
-      if (held && !held.threw) discard?.(held.value as T);
+      if (held && !held.threw) drop(held.value);
       held = { value, threw };
       delayMs = undefined; // no more hedges: a failure is the retry's to answer
       if (timer !== undefined) clearTimeout(timer);
@@ -124,7 +130,7 @@ export function race<T>(
       }
       const settled = (value: T) => {
         pending--;
-        if (done) return discard?.(value);
+        if (done) return drop(value);
         let failure: boolean | undefined;
         try {
           failure = failed?.(value);
@@ -137,7 +143,7 @@ export function race<T>(
         } catch (error) {
           reportLater(error); // a broken clock: the answer stays the call's, and the error is not lost
         }
-        if (held && !held.threw) discard?.(held.value as T);
+        if (held && !held.threw) drop(held.value);
         finish(true, value, controller);
       };
       const rejected = (error: unknown) => {
@@ -151,6 +157,8 @@ export function race<T>(
       // A percentile delay past what setTimeout takes (it would fire at once): no hedge.
       if (done || delayMs === undefined || delayMs > MAX_TIMER_MS || sent >= hedge.settings.maxHedges) return;
       timer = setTimeout(fire, delayMs);
+      // A hedge never keeps a process alive that its round would not: the attempt in flight holds it, if anything.
+      (timer as { unref?: () => unknown }).unref?.();
     };
     const fire = () => {
       timer = undefined;
@@ -158,12 +166,13 @@ export function race<T>(
       let send: boolean;
       try {
         send = hedge.decide(sent + 1, delayMs).send;
+        // The round ended inside decide() (the caller aborted from onHedge): the hedge it paid for is given back.
+        if (send && done) hedge.refund();
       } catch (error) {
         reportLater(error); // a broken clock (the hedge's, the budget's): no hedge, and the attempts go on
         return;
       }
-      // Refused: no more hedges this round; or the round ended inside decide() (the caller aborted from onHedge).
-      if (!send || done) return;
+      if (!send || done) return; // refused: no more hedges this round; or the round is over
       launch(++sent);
       arm();
     };
