@@ -3,8 +3,8 @@
  * to the load, and what bounds it. Run: npx tsx bench/hedge-study.ts (about 1 min). Printed figures go in
  * bench/README.md ("Hedging: a study before building it").
  *
- * The server (bench/hedge-server.ts, shared with bench/hedge-fleet.ts): `workers` parallel workers sharing one FIFO
- * queue (an M/G/k server), each attempt's service time
+ * The server (src/simulate/tail.ts, the one `herdless simulate --scenario hedge` runs): 50 parallel workers sharing one
+ * FIFO queue (an M/G/k server), each attempt's service time
  * lognormal (median 20 ms, sigma 0.4) with a 1% slow mode 25 times longer (a GC pause, a slow disk: a property of the
  * attempt, not of the request, so a second attempt is likely fast). A hedge whose call is answered is cancelled if it
  * is still queued; one being served runs to its end (wasted work). Each hop is 1 ms. Calls arrive open-loop, split
@@ -27,7 +27,10 @@
  * so the server is overloaded while it lasts: every call crosses the hedge delay).
  */
 
-import { ANSWER, CALL, capacity, HEDGE, HedgeServer, WORKERS } from './hedge-server';
+import { selectPercentile } from '../src/simulate/outage';
+import { ANSWER, CALL, HEDGE, TailServer, tailCapacity } from '../src/simulate/tail';
+
+const WORKERS = 50;
 
 interface Run {
   readonly instances: number;
@@ -40,10 +43,21 @@ interface Run {
 
 const SLOW_SHARE = 0.01;
 const SLOW_FACTOR = Number(process.argv[2] ?? 25); // npx tsx bench/hedge-study.ts 100: a longer slow mode
-const CAPACITY = capacity(SLOW_SHARE, SLOW_FACTOR); // requests a second
+const SERVER = { workers: WORKERS, medianMs: 20, sigma: 0.4, slowShare: SLOW_SHARE, slowFactor: SLOW_FACTOR };
+const CAPACITY = tailCapacity(SERVER); // requests a second
 
 function simulate(run: Run) {
-  const server = new HedgeServer({ ...run, slowShare: SLOW_SHARE, slowFactor: SLOW_FACTOR });
+  const server = new TailServer({
+    ...SERVER,
+    slowdownMs: run.slowdown ? 10_000 : 0,
+    slowdownFactor: 3.3,
+    warmupMs: 5_000,
+    hopMs: 1,
+    runMs: 30_000,
+    load: run.load,
+    instances: run.instances,
+    seed: run.seed,
+  });
   const { q, rng, calls, callDone, callInstance, attemptSent } = server;
   // Per instance: the last 100 answer times (a ring), and the hedge tokens.
   const ring = new Float64Array(run.instances * 100);
@@ -99,7 +113,9 @@ function simulate(run: Run) {
       seen[i] = (seen[i] as number) + 1;
     }
   }
-  return { ...server.percentiles(), extra: server.attempts / calls - 1, wasted: server.wasted / calls };
+  const at = (p: number) => selectPercentile(server.latency, p);
+  const percentiles = { p50: at(0.5), p95: at(0.95), p99: at(0.99), p999: at(0.999) };
+  return { ...percentiles, extra: server.attempts / calls - 1, wasted: server.wasted / calls };
 }
 
 // The healthy p95 of an attempt, from a run without hedges (one attempt a call): the fixed hedge delay.

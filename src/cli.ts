@@ -13,6 +13,8 @@ import {
   EXPLORE_STRATEGIES,
   exploreSummary,
   formatMs,
+  HEDGE_STRATEGIES,
+  type HedgeStrategy,
   MATRIX_STRATEGIES,
   matrixSvg,
   matrixTable,
@@ -24,6 +26,7 @@ import {
   resolveStrategy,
   simulateContention,
   simulateExplore,
+  simulateHedge,
   simulateMatrix,
   simulateOutage,
   simulateOverload,
@@ -32,7 +35,7 @@ import {
   terminalChart,
 } from './simulate/index';
 import { MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './simulate/limits';
-import { outageRefusals } from './simulate/report';
+import { outageRefusals, share, table } from './simulate/report';
 import { STRATEGIES, type Strategy, type StrategyName } from './simulate/strategies';
 
 /** A built-in strategy, then the same policy under the old Retry-After rule, starred, side by side. */
@@ -70,7 +73,7 @@ Simulates many clients retrying against one server, on virtual time, and compare
 Durations take a unit: ms or s (250ms, 4s, 1.5s). Each flag is given once.
 
 Flags:
-  --scenario outage|contention|overload|partial|matrix|explore
+  --scenario outage|contention|overload|partial|matrix|explore|hedge
                                 outage (default): clients fail together through an outage, then meet a capacity
                                 contention: the optimistic-concurrency model of AWS's "Exponential Backoff And Jitter"
                                 overload: steady traffic at 80% of a FIFO server's capacity, a 4 s slowdown to 10%,
@@ -82,10 +85,13 @@ Flags:
                                 explore: cells drawn by seed from a space of troubles (outages, hangs, slowdowns,
                                 shedding, partial failures, latency, flapping, a metastable server, demand spikes),
                                 demand, clients and fleet sizes: is each strategy safe and beneficial off the matrix?
+                                hedge: a server with a long tail (1% of attempts 25x slower), and a slowdown with
+                                --slowdown: what herdless/hedge cuts from the tail, and what load it adds
   --clients N                   outage: clients (default 1000); contention: a list, e.g. 10,50,100 (default 10..100)
   --strategies a,b,...          of ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker,
-                                or no-retries (maxAttempts 1), plain (full jitter) and recommended (full jitter with
-                                the README's budget, the library's defaults)
+                                then +hedge (a createHedge() per instance, given its budget), or no-retries
+                                (maxAttempts 1), plain (full jitter), recommended (full jitter with the README's
+                                budget, the library's defaults) and recommended+hedge
                                 (default: outage and contention, all without; overload, ${OVERLOAD_STRATEGIES.join(', ')}):
                                 immediate retries at once; fixed waits 500 ms between attempts; none is exponential
                                 backoff without jitter (100 ms doubling to 10 s); full, equal and decorrelated are
@@ -135,6 +141,11 @@ Explore: --cells N (default 200, at most 10000: about 0.1-0.2 s of CPU a cell), 
 tuning), --from N (the first cell's index in the range; --from + --cells at most 1000000),
 --strategies (default ${EXPLORE_STRATEGIES.join(', ')}; it needs no-retries and plain), --json.
 
+Hedge: --instances N (client processes, each with its own hedge; default 1), --load (default 0.4 of the server's
+capacity), --tail 0.01 (the share of attempts in the slow mode, 25x longer; default 0.01), --slowdown 10s (every worker
+3.3x slower for this long from 5 s; default none), --strategies (${HEDGE_STRATEGIES.join(', ')}: the default, all of
+them), --seed, --json. No timeouts and no retries: the hedge alone, calls arriving over 30 s.
+
 Contention only (the post's base 5 ms and cap 2 s):
   --runs N                      runs averaged per point (default 100)
 
@@ -160,12 +171,13 @@ const SCENARIO_OF_FLAG: Readonly<Record<string, readonly string[]>> = {
   'queue-limit': ['overload', 'partial'],
   shed: ['overload', 'partial', 'matrix'],
   clients: ['outage', 'contention'],
-  slowdown: ['overload'],
-  load: ['overload', 'partial'],
-  instances: ['outage', 'overload', 'partial', 'matrix'],
+  slowdown: ['overload', 'hedge'],
+  load: ['overload', 'partial', 'hedge'],
+  instances: ['outage', 'overload', 'partial', 'matrix', 'hedge'],
   'failure-rate': ['partial'],
   duration: ['partial'],
-  seed: ['outage', 'contention', 'overload', 'partial', 'matrix'],
+  seed: ['outage', 'contention', 'overload', 'partial', 'matrix', 'hedge'],
+  tail: ['hedge'],
   cells: ['explore'],
   range: ['explore'],
   from: ['explore'],
@@ -350,6 +362,7 @@ const OPTIONS = {
   cells: { type: 'string' },
   range: { type: 'string' },
   from: { type: 'string' },
+  tail: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -360,7 +373,7 @@ type ValueFlag = {
 
 /** What each flag that takes a value wants, for the error when it has none. */
 const WANTS: Readonly<Record<ValueFlag, string>> = {
-  scenario: 'outage, contention, overload, partial, matrix or explore',
+  scenario: 'outage, contention, overload, partial, matrix, explore or hedge',
   clients: 'a positive integer (contention: a list, e.g. 10,50,100)',
   outage: 'a duration like 4s or 250ms',
   capacity: 'requests per window, like 100/100ms',
@@ -381,6 +394,7 @@ const WANTS: Readonly<Record<ValueFlag, string>> = {
   cells: 'a positive integer up to 10000, like 200',
   range: 'development or evaluation',
   from: 'an integer >= 0, like 200',
+  tail: 'a share of attempts from 0 to 1, like 0.01',
 };
 
 /**
@@ -468,7 +482,7 @@ function run(args: readonly string[], io: Io): number {
   const scenario = values.scenario ?? 'outage';
   if (!SCENARIOS.includes(scenario)) {
     throw new UsageError(
-      `--scenario must be outage, contention, overload, partial, matrix or explore, got '${scenario}'`,
+      `--scenario must be outage, contention, overload, partial, matrix, explore or hedge, got '${scenario}'`,
     );
   }
   for (const [flag, only] of Object.entries(SCENARIO_OF_FLAG)) {
@@ -487,12 +501,12 @@ function run(args: readonly string[], io: Io): number {
         ? ['fixed', 'none', 'full']
         : Object.keys(STRATEGIES))
   )?.map((s) => (Object.hasOwn(PRESETS, s) ? s : withExtras(s, extras)));
-  for (const s of strategies ?? []) {
+  for (const s of scenario === 'hedge' ? [] : (strategies ?? [])) {
     try {
       resolveStrategy(s as Strategy);
     } catch {
       throw new UsageError(
-        `--strategies takes ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker, or ${Object.keys(PRESETS).join(', ')}; got '${s}'`,
+        `--strategies takes ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker then +hedge, or ${Object.keys(PRESETS).join(', ')}; got '${s}'`,
       );
     }
   }
@@ -547,6 +561,7 @@ function run(args: readonly string[], io: Io): number {
   if (scenario === 'overload' || scenario === 'partial') return runOverload(scenario, common);
   if (scenario === 'matrix') return runMatrix(common);
   if (scenario === 'explore') return runExplore(common);
+  if (scenario === 'hedge') return runHedge(common);
 
   const clients = positiveInteger('clients', values.clients, 1_000, MAX_CLIENTS);
   const outageMs = values.outage === undefined ? 4_000 : parseDuration('outage', values.outage);
@@ -793,7 +808,65 @@ const fleet = (instances: number) => (instances > 1 ? ` over ${instances} instan
 /** Each instance holds its own budget and breaker (about a kilobyte): a million would take a gigabyte. */
 const MAX_INSTANCES = 100_000;
 
-const SCENARIOS: readonly string[] = ['outage', 'contention', 'overload', 'partial', 'matrix', 'explore'];
+const SCENARIOS: readonly string[] = ['outage', 'contention', 'overload', 'partial', 'matrix', 'explore', 'hedge'];
+
+/** A share from 0 to 1 given to `--flag` (default `fallback`), else a UsageError naming it. */
+function parseShare(flag: string, text: string | undefined, fallback: string, above = false): number {
+  const given = text ?? fallback;
+  const value = Number(given);
+  if (!/^\d+(?:\.\d+)?$/.test(given) || value > 1 || (above && value === 0)) {
+    throw new UsageError(
+      `--${flag} must be a share ${above ? 'above 0 and up to 1' : 'from 0 to 1'}, like ${fallback}, got '${given}'`,
+    );
+  }
+  return value;
+}
+
+/** `herdless simulate --scenario hedge`. */
+function runHedge(command: SimulateRun): number {
+  const { values, strategies, seed, io, progress, endProgress } = command;
+  const text = (flag: string) => values[flag] as string | undefined;
+  for (const s of strategies ?? []) {
+    if (!(HEDGE_STRATEGIES as readonly string[]).includes(s as string)) {
+      throw new UsageError(`--strategies for hedge takes ${HEDGE_STRATEGIES.join(', ')}; got '${String(s)}'`);
+    }
+  }
+  const slowdown = text('slowdown');
+  const result = simulateHedge({
+    instances: positiveInteger('instances', text('instances'), 1, MAX_INSTANCES),
+    load: parseShare('load', text('load'), '0.4', true),
+    slowShare: parseShare('tail', text('tail'), '0.01'),
+    slowdownMs: slowdown === undefined ? 0 : parseDuration('slowdown', slowdown),
+    seed,
+    ...(strategies ? { strategies: strategies as unknown as HedgeStrategy[] } : {}),
+    onProgress: progress,
+  });
+  endProgress();
+  if (values.json) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+  const s = result.settings;
+  const ms = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(0));
+  io.out(
+    `hedge: ${s.workers} workers (capacity ${Math.round(s.capacity)}/s) at load ${s.load}, ${share(s.slowShare, 1)} of attempts ${s.slowFactor}x slower${s.slowdownMs > 0 ? `, every worker ${s.slowdownFactor}x slower for ${formatMs(s.slowdownMs)} from ${formatMs(s.warmupMs)}` : ''}${fleet(s.instances)}; unbounded hedges at the healthy p95, ${s.healthyP95Ms} ms; seed ${s.seed}\n\n`,
+  );
+  const rows = [
+    ['strategy', 'p50 ms', 'p99 ms', 'p99.9 ms', 'extra load', ...(s.slowdownMs > 0 ? ['in the slowdown'] : [])],
+  ];
+  for (const r of result.results) {
+    rows.push([
+      r.strategy,
+      ms(r.p50Ms),
+      ms(r.p99Ms),
+      ms(r.p999Ms),
+      share(r.extraLoad, 1),
+      ...(s.slowdownMs > 0 ? [share(r.extraInSlowdown, 1)] : []),
+    ]);
+  }
+  io.out(`${table(rows)}\n`);
+  return 0;
+}
 
 /** The most cells a run draws: about 0.1-0.2 s of CPU a cell, so up to an hour on two cores. */
 const MAX_CELLS = 10_000;

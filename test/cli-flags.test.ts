@@ -121,10 +121,21 @@ const SCENARIOS: Record<string, { base: readonly string[]; rows: readonly Row[] 
       { args: ['--strategies', 'no-retries,plain,recommended'], strategies: ['no-retries', 'plain', 'recommended'] },
     ],
   },
+  hedge: {
+    base: ['--scenario', 'hedge', '--strategies', 'no-hedge,hedge'],
+    rows: [
+      { args: ['--instances', '10'], settings: { instances: 10 } },
+      { args: ['--load', '0.5'], settings: { load: 0.5 } },
+      { args: ['--tail', '0.02'], settings: { slowShare: 0.02 } },
+      { args: ['--slowdown', '10s'], settings: { slowdownMs: 10_000 } },
+      { args: ['--strategies', 'no-hedge,unbounded'], strategies: ['no-hedge', 'unbounded'] },
+      { args: ['--seed', '2'], settings: { seed: 2 } },
+    ],
+  },
 };
 
 /** The scenarios that draw no chart: --svg is not theirs. */
-const NO_SVG = ['contention', 'explore'];
+const NO_SVG = ['contention', 'explore', 'hedge'];
 
 /** The flags that shape the output rather than the run: checked on their own below. */
 const OUTPUT_FLAGS = ['--json', '--svg'];

@@ -238,11 +238,11 @@ describe('herdless simulate', () => {
     [['simulate', '--capacity', '10/0ms'], "--capacity needs a window longer than 0, got '10/0ms'"],
     [
       ['simulate', '--strategies', 'full,wild'],
-      "--strategies takes immediate, fixed, none, full, equal, decorrelated, each optionally with +budget and/or +breaker, or no-retries, plain, recommended; got 'wild'",
+      "--strategies takes immediate, fixed, none, full, equal, decorrelated, each optionally with +budget and/or +breaker then +hedge, or no-retries, plain, recommended, recommended+hedge; got 'wild'",
     ],
     [
       ['simulate', '--scenario', 'storm'],
-      "--scenario must be outage, contention, overload, partial, matrix or explore, got 'storm'",
+      "--scenario must be outage, contention, overload, partial, matrix, explore or hedge, got 'storm'",
     ],
     [['simulate', '--strategies', 'full+budget+budget'], "got 'full+budget+budget'"],
     [
@@ -350,7 +350,7 @@ describe('herdless simulate', () => {
     ],
     [
       ['simulate', '--scenario', '--json'],
-      '--scenario needs a value before --json: outage, contention, overload, partial, matrix or explore',
+      '--scenario needs a value before --json: outage, contention, overload, partial, matrix, explore or hedge',
     ],
     [['simulate', '--clients'], '--clients needs a value: a positive integer (contention: a list, e.g. 10,50,100)'],
     [['simulate', '--json=yes'], "--json takes no value, got '--json=yes'"],

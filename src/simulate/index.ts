@@ -1,5 +1,5 @@
 /**
- * The herd on virtual time: the outage, overload and contention scenarios, and their charts.
+ * The herd on virtual time: the outage, overload, contention, explore and hedge scenarios, and their charts.
  *
  * @module herdless/simulate
  */
@@ -19,6 +19,14 @@ export {
   TROUBLE_KINDS,
   type TroubleKind,
 } from './explore';
+export {
+  HEDGE_STRATEGIES,
+  type HedgeFigures,
+  type HedgeResult,
+  type HedgeScenarioOptions,
+  type HedgeStrategy,
+  simulateHedge,
+} from './hedge';
 export {
   MATRIX_STRATEGIES,
   MATRIX_TROUBLES,
@@ -62,6 +70,7 @@ export {
   type Protection,
   type ResolvedStrategy,
   resolveStrategy,
+  type SimulatedHedge,
   STRATEGIES,
   type Strategy,
   type StrategyName,

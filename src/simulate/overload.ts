@@ -1,11 +1,13 @@
+import type { Hedge } from '../hedge/hedge';
 import { createPolicy } from '../policy';
+import { MAX_TIMER_MS } from '../wait';
 import { checkInstances, MAX_ATTEMPTS, MAX_CALLS, MAX_WINDOWS, SimulationLimitError, windowsIn } from './limits';
 import { selectPercentile } from './outage';
 import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng, type Rng } from './rng';
 import type { Filled } from './settings';
-import { protectedPolicy, type ResolvedStrategy, resolveStrategy, type Strategy } from './strategies';
+import { protectInstance, type ResolvedStrategy, resolveStrategy, type Strategy } from './strategies';
 
 /** The overload scenario's settings; every field is optional. */
 export interface OverloadOptions {
@@ -98,8 +100,10 @@ export interface OverloadFigures {
   readonly calls: number;
   /** Attempts that reached the server. */
   readonly requests: number;
-  /** Attempts after the first. */
+  /** Attempts after the first of each call's rounds (each of `retry()`'s attempts): the retries. */
   readonly retries: number;
+  /** Hedges sent (a strategy with a hedge: attempts sent beside a round's first, see herdless/hedge). */
+  readonly hedges: number;
   /** Offered load over capacity from the start of the slowdown to the end of the run. */
   readonly amplification: number;
   /** The share of logical requests that succeeded. */
@@ -117,7 +121,10 @@ export interface OverloadFigures {
   readonly refused: number;
   /** Retries the budget refused (`'budget'`). */
   readonly budgetStops: number;
-  /** Served requests whose client had already given up on them (timed out): wasted work. */
+  /**
+   * Served requests whose client had already given up on them (timed out), or whose call another attempt had
+   * answered (a hedge's race lost): wasted work.
+   */
   readonly wasted: number;
   /** Requests arriving at the server per window (`windowMs`), from time 0. */
   readonly load: readonly number[];
@@ -146,6 +153,12 @@ const OK = 2;
 const FAIL = 3;
 const SHED = 4; // a failure: the server's fast answer to a request over its queue limit
 const DONE = 5; // the concurrency server finishes a request (its client may have given up on it long before)
+const HEDGE = 6; // a round's hedge delay passed
+/**
+ * An attempt's events carry which attempt of its round it is (0 the first, 1 the first hedge): `kind + COPY x index`.
+ * The server treats every attempt alike; the client follows a round's attempts by a bit each (see `inFlight`).
+ */
+const COPY = 8;
 
 /**
  * The overload story on virtual time: steady Poisson traffic at `load` of a FIFO server's capacity, each logical
@@ -369,17 +382,20 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
   for (let c = 0; c < n; c++) origin[c] = c;
   const event = { time: 0, client: 0, kind: 0 };
   const clock = () => event.time;
-  // One policy per instance when it holds state (a budget, a breaker); instances without any all behave alike.
-  const fleet = strategy.budget || strategy.breaker ? s.instances : 1;
-  const policies = Array.from({ length: fleet }, () =>
-    createPolicy({
+  // One policy per instance when it holds state (a budget, a breaker, a hedge); instances without any behave alike.
+  const fleet = strategy.budget || strategy.breaker || strategy.hedge ? s.instances : 1;
+  const hedges: (Hedge | undefined)[] = [];
+  const policies = Array.from({ length: fleet }, () => {
+    const { policy, hedge } = protectInstance(strategy, clock);
+    hedges.push(hedge);
+    return createPolicy({
       maxAttempts: s.maxAttempts,
       timeoutMs: s.timeoutMs,
-      ...protectedPolicy(strategy, clock),
+      ...policy,
       random: rng.next,
       ...(s.baseMs === 100 ? {} : { baseMs: s.baseMs, capMs: Math.max(10_000, s.baseMs) }),
-    }),
-  );
+    });
+  });
   // Each request goes to an instance at random (its own stream, so that one instance draws as before).
   let instance: Uint32Array | undefined;
   if (fleet > 1) {
@@ -389,7 +405,17 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
   const retries = new ClientRetries(slots, policies, undefined, instance);
   const startAt = new Float64Array(slots);
   startAt.set(starts);
+  /** When each call's current round (one of `retry()`'s attempts) began: its first attempt's send. */
   const sentAt = new Float64Array(slots);
+  /** Each call's attempts of its current round still in flight, a bit each (bit 0 the first): 0 between rounds. */
+  const inFlight = new Uint8Array(slots);
+  /** With a hedge: each round's hedge delay, when its next hedge is due (NaN: none), and the hedges it sent. */
+  const hedging = strategy.hedge ? hedges : undefined;
+  const hedgeDelay = hedging && new Float64Array(slots);
+  const hedgeDue = hedging && new Float64Array(slots).fill(Number.NaN);
+  const hedgesSent = hedging && new Uint8Array(slots);
+  let hedgeCount = 0;
+  const hedgeOf = (client: number) => hedges[instance ? (instance[client] as number) : client % fleet] as Hedge;
   const latencies = new Float64Array(slots);
   const started = new Uint8Array(slots);
   // Per second after the slowdown: requests begun, and those of them that succeeded.
@@ -400,7 +426,7 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
   const queue = new EventQueue();
   const serviceMs = 1_000 / s.capacity;
   const concurrent = !Number.isNaN(s.concurrencyBaseMs);
-  let inFlight = 0; // the concurrency server's requests being worked on
+  let working = 0; // the concurrency server's requests being worked on
   let busyUntil = 0; // when the FIFO server finishes the work it has accepted
   let requests = 0;
   let offered = 0; // arrivals from the slowdown's start to the run's end
@@ -427,8 +453,15 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
   };
 
   if (n > 0) queue.push(starts[0] as number, 0, SEND);
+  /** A round ended: no attempt of it in flight, and no hedge due. */
+  const endRound = (client: number) => {
+    inFlight[client] = 0;
+    if (hedgeDue) hedgeDue[client] = Number.NaN;
+  };
   while (queue.pop(event)) {
-    const { time, client, kind } = event;
+    const { time, client } = event;
+    const kind = event.kind & (COPY - 1);
+    const copy = event.kind >> 3; // which attempt of its round (0: the first)
     if (kind === SEND) {
       if (started[client] === 0) {
         started[client] = 1;
@@ -445,30 +478,59 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
         continue;
       }
       sentAt[client] = time;
+      inFlight[client] = 1;
       queue.push(time + hop(), client, ARRIVE);
+      if (hedging) {
+        // As hedged() begins a round: the hedge's delay, if it has one yet, and its timer.
+        const delay = hedgeOf(client).begin();
+        (hedgesSent as Uint8Array)[client] = 0;
+        if (delay !== undefined && delay <= MAX_TIMER_MS) {
+          (hedgeDelay as Float64Array)[client] = delay;
+          (hedgeDue as Float64Array)[client] = time + delay;
+          queue.push(time + delay, client, HEDGE);
+        }
+      }
+    } else if (kind === HEDGE) {
+      // A timer of a round that has ended (answered, or failed before its hedge was due) is cleared: skipped.
+      if ((hedgeDue as Float64Array)[client] !== time) continue;
+      const sent = (hedgesSent as Uint8Array)[client] as number;
+      const delay = (hedgeDelay as Float64Array)[client] as number;
+      if (!hedgeOf(client).decide(sent + 1, delay).send) {
+        (hedgeDue as Float64Array)[client] = Number.NaN; // refused: no more hedges this round
+        continue;
+      }
+      (hedgesSent as Uint8Array)[client] = sent + 1;
+      hedgeCount++;
+      inFlight[client] = (inFlight[client] as number) | (1 << (sent + 1));
+      queue.push(time + hop(), client, ARRIVE + COPY * (sent + 1));
+      const more = sent + 1 < (hedgeOf(client).settings.maxHedges as number);
+      (hedgeDue as Float64Array)[client] = more ? time + delay : Number.NaN;
+      if (more) queue.push(time + delay, client, HEDGE);
     } else if (kind === ARRIVE) {
       requests++;
       if (time >= slowFrom) offered++;
       const w = Math.floor(time / s.windowMs);
       if (w < load.length) load[w] = (load[w] as number) + 1;
       const trouble = troubled(time);
+      // Every attempt of a round ends at the round's timeout: retry()'s attemptTimeoutMs aborts the whole round.
       const deadline = (sentAt[client] as number) + s.attemptTimeoutMs;
+      const tag = COPY * copy;
       if (trouble && s.outage) {
-        queue.push(time + hop(), client, FAIL); // a fast 503
+        queue.push(time + hop(), client, FAIL + tag); // a fast 503
         continue;
       }
       if (trouble && s.hang) {
-        queue.push(deadline, client, FAIL); // no answer: the attempt's timeout ends it
+        queue.push(deadline, client, FAIL + tag); // no answer: the attempt's timeout ends it
         continue;
       }
       let done: number;
       let slowServed = false; // served at the slowdown's rate
       if (concurrent) {
-        done = time + s.concurrencyBaseMs + serviceMs * inFlight++;
+        done = time + s.concurrencyBaseMs + serviceMs * working++;
         queue.push(done, 0, DONE);
       } else {
         if (busyUntil - time > s.queueLimitMs) {
-          queue.push(time + hop(), client, SHED); // a fast 503, or a 429
+          queue.push(time + hop(), client, SHED + tag); // a fast 503, or a 429
           continue;
         }
         const begin = Math.max(time, busyUntil);
@@ -481,20 +543,34 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
       // A partial failure: the server served it, and it failed (a 503 after its turn).
       const failedServing = slowServed && s.failureRate > 0 && rng.next() < s.failureRate;
       if (trouble && s.addedLatencyMs > 0) answered += -Math.log(1 - rng.next()) * s.addedLatencyMs;
-      if (answered <= deadline) queue.push(answered, client, failedServing ? FAIL : OK);
+      if (answered <= deadline) queue.push(answered, client, (failedServing ? FAIL : OK) + tag);
       else {
         wasted++; // served all the same, after its client gave up on it
-        queue.push(deadline, client, FAIL);
+        queue.push(deadline, client, FAIL + tag);
       }
     } else if (kind === DONE) {
-      inFlight--;
+      working--;
+    } else if (((inFlight[client] as number) & (1 << copy)) === 0) {
+      // The answer of an attempt whose round another attempt already answered: aborted by its client, served anyway.
+      if (kind === OK) wasted++;
     } else if (kind === OK) {
-      retries.succeeded(client, time - (sentAt[client] as number), s.attemptTimeoutMs);
+      const roundMs = time - (sentAt[client] as number);
+      endRound(client);
+      retries.succeeded(client, roundMs, s.attemptTimeoutMs);
+      if (hedging) hedgeOf(client).record(roundMs);
       latencies[succeeded++] = time - (startAt[client] as number);
       const second = secondOf(client);
       if (second >= 0 && second < seconds) good[second] = (good[second] as number) + 1;
       if (during(client)) goodDuring++;
     } else {
+      const left = (inFlight[client] as number) & ~(1 << copy);
+      // A failure does not end a round while another of its attempts is in flight; it stops the hedges to come.
+      if (left !== 0) {
+        inFlight[client] = left;
+        if (hedgeDue) hedgeDue[client] = Number.NaN;
+        continue;
+      }
+      endRound(client);
       // An attempt its timeout abandoned took "forever" as far as its client knows.
       const attemptMs = time - (sentAt[client] as number);
       const d = retries.failed(
@@ -527,7 +603,8 @@ function runOverload(s: OverloadResult['settings'], strategy: ResolvedStrategy, 
     strategy: strategy.name,
     calls,
     requests,
-    retries: requests - calls + refused,
+    retries: requests - hedgeCount - calls + refused,
+    hedges: hedgeCount,
     amplification: offered / ((s.capacity * (endMs - slowFrom)) / 1_000),
     goodput: calls === 0 ? 1 : succeeded / calls,
     goodputDuring: begunDuring === 0 ? 1 : goodDuring / begunDuring,

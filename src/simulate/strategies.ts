@@ -1,5 +1,6 @@
 import { type CircuitBreakerOptions, createCircuitBreaker } from '../breaker';
-import { createRetryBudget, type RetryBudgetOptions } from '../budget';
+import { createRetryBudget, type RetryBudget, type RetryBudgetOptions } from '../budget';
+import { createHedge, type Hedge, type HedgeOptions } from '../hedge/index';
 import type { RetryOptions } from '../policy';
 import type { RetryAfterRule } from './retries';
 
@@ -28,21 +29,43 @@ export const STRATEGIES = {
  *   scenario's), and a `createRetryBudget()` with the library's defaults, one per instance. No circuit breaker: judged
  *   on drawn troubles (`herdless simulate --scenario explore`), adding one made the setup unsafe in 9% of the
  *   development range's cells (its break and probe hold callers off after the dependency is back) and gained nothing.
+ * - `recommended+hedge`: the recommended setup with a `createHedge({ budget })` per instance (herdless/hedge, its
+ *   defaults, given the instance's budget as its guide recommends): each of `retry()`'s attempts a round whose
+ *   second attempt goes out when the first has not answered by this process's p95.
  */
 export const PRESETS = {
   'no-retries': { name: 'no-retries', policy: { maxAttempts: 1 }, budget: false, breaker: false },
   plain: { name: 'plain', policy: { jitter: 'full' }, budget: false, breaker: false },
   recommended: { name: 'recommended', policy: { jitter: 'full' }, budget: true, breaker: false },
+  'recommended+hedge': {
+    name: 'recommended+hedge',
+    policy: { jitter: 'full' },
+    budget: true,
+    breaker: false,
+    hedge: true,
+  },
 } as const satisfies Record<string, ResolvedStrategy>;
 
-/** A preset's name: `no-retries`, `plain` or `recommended`. */
+/** A preset's name: `no-retries`, `plain`, `recommended` or `recommended+hedge`. */
 export type PresetName = keyof typeof PRESETS;
 
 /** A built-in strategy's name. */
 export type StrategyName = keyof typeof STRATEGIES;
 
-/** What a built-in strategy may add: a retry budget, a circuit breaker, or both (`full+budget+breaker`). */
-export type Protection = '+budget' | '+breaker' | '+budget+breaker' | '+breaker+budget';
+/**
+ * What a built-in strategy may add: a retry budget, a circuit breaker, or both (`full+budget+breaker`), and then a
+ * hedge (`full+budget+hedge`, `full+hedge`).
+ */
+export type Protection =
+  | '+budget'
+  | '+breaker'
+  | '+budget+breaker'
+  | '+breaker+budget'
+  | '+hedge'
+  | '+budget+hedge'
+  | '+breaker+hedge'
+  | '+budget+breaker+hedge'
+  | '+breaker+budget+hedge';
 
 /**
  * A strategy: a built-in name, optionally with `+budget` and/or `+breaker` (each simulated run then shares one
@@ -63,7 +86,18 @@ export type Strategy =
       readonly budget?: boolean | Omit<RetryBudgetOptions, 'now'> | undefined;
       /** `true` for a `createCircuitBreaker()` with the defaults, or the options of one (without `now`). */
       readonly breaker?: boolean | Omit<CircuitBreakerOptions, 'now'> | undefined;
+      /**
+       * `true` for a `createHedge()` with the defaults, or the options of one (see {@link SimulatedHedge}), given the
+       * instance's budget if it has one.
+       */
+      readonly hedge?: boolean | SimulatedHedge | undefined;
     };
+
+/**
+ * The hedge options a simulated strategy may set: `createHedge()`'s, but the clock and the budget (the simulation's
+ * and the instance's), and at most 7 hedges per round.
+ */
+export type SimulatedHedge = Omit<HedgeOptions, 'now' | 'budget' | 'onHedge'>;
 
 /** A strategy's name, backoff options, Retry-After rule, and whether its clients share a budget and a breaker. */
 export interface ResolvedStrategy {
@@ -72,22 +106,58 @@ export interface ResolvedStrategy {
   readonly retryAfter?: RetryAfterRule | undefined;
   readonly budget: boolean | Omit<RetryBudgetOptions, 'now'>;
   readonly breaker: boolean | Omit<CircuitBreakerOptions, 'now'>;
+  /** A hedge per instance (herdless/hedge): see {@link SimulatedHedge}. Default none. */
+  readonly hedge?: boolean | SimulatedHedge | undefined;
 }
 
 /** The name, backoff options and protections of a strategy. */
 export function resolveStrategy(strategy: Strategy): ResolvedStrategy {
-  if (typeof strategy !== 'string')
-    return { ...strategy, budget: strategy.budget ?? false, breaker: strategy.breaker ?? false };
+  if (typeof strategy !== 'string') {
+    const hedge = strategy.hedge ?? false;
+    if (hedge !== false) createHedge(hedge === true ? {} : hedge); // a bad option named now, not mid-run
+    const maxHedges = hedge === true || hedge === false ? 1 : (hedge.maxHedges ?? 1);
+    if (maxHedges > MAX_SIMULATED_HEDGES)
+      throw new RangeError(`herdless: a simulated hedge's maxHedges must be at most 7, got ${maxHedges}`);
+    return { ...strategy, budget: strategy.budget ?? false, breaker: strategy.breaker ?? false, hedge };
+  }
   if (Object.hasOwn(PRESETS, strategy)) return PRESETS[strategy as PresetName];
   const [base = '', ...extras] = strategy.split('+');
   const policy = (STRATEGIES as Record<string, RetryOptions>)[base];
-  const known = extras.every((e, i) => (e === 'budget' || e === 'breaker') && extras.indexOf(e) === i);
+  // The hedge comes last: it is given the budget, so it is named after it.
+  const hedge = extras.at(-1) === 'hedge';
+  const guards = hedge ? extras.slice(0, -1) : extras;
+  const known = guards.every((e, i) => (e === 'budget' || e === 'breaker') && guards.indexOf(e) === i);
   if (!policy || !known) {
     throw new RangeError(
-      `herdless: unknown strategy '${strategy}' (known: ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker; or ${Object.keys(PRESETS).join(', ')})`,
+      `herdless: unknown strategy '${strategy}' (known: ${Object.keys(STRATEGIES).join(', ')}, each optionally with +budget and/or +breaker, then +hedge; or ${Object.keys(PRESETS).join(', ')})`,
     );
   }
-  return { name: strategy, policy, budget: extras.includes('budget'), breaker: extras.includes('breaker') };
+  return {
+    name: strategy,
+    policy,
+    budget: guards.includes('budget'),
+    breaker: guards.includes('breaker'),
+    ...(hedge && { hedge }),
+  };
+}
+
+/** The most hedges per round the simulator follows (a round's attempts are bits of a byte). */
+const MAX_SIMULATED_HEDGES = 7;
+
+/**
+ * One simulated instance's protections: its policy options (the strategy's backoff, and a fresh budget and breaker
+ * if it has them, with the library's defaults or its options, on the simulation's clock `now`) and its hedge, if it
+ * has one, given that budget (as the hedging guide recommends).
+ */
+export function protectInstance(
+  strategy: ResolvedStrategy,
+  now: () => number,
+): { readonly policy: RetryOptions; readonly hedge: Hedge | undefined } {
+  const policy = protectedPolicy(strategy, now);
+  const { hedge } = strategy;
+  if (!hedge) return { policy, hedge: undefined };
+  const budget = policy.budget as RetryBudget | undefined;
+  return { policy, hedge: createHedge({ ...(hedge === true ? {} : hedge), now, ...(budget && { budget }) }) };
 }
 
 /**
