@@ -38,6 +38,7 @@ const herdUnset: Unset<HerdOptions> = {
   hangMs: undefined,
   capacity: undefined,
   capacityWindowMs: undefined,
+  tail: undefined,
   overflow: undefined,
   failureRate: undefined,
   slowdown: undefined,

@@ -16,5 +16,6 @@ export type {
   OutageFailure,
   Overflow,
   Slowdown,
+  Tail,
 } from './options';
 export { formatHerd, type HerdFigures, type HerdReport, herdChart, herdSvg } from './report';

@@ -18,6 +18,17 @@ export interface Slowdown {
   readonly factor: number;
 }
 
+/**
+ * A long tail: a share of the dependency's answers take `factor` times longer (a GC pause, a slow disk: a property of
+ * the request, so a second request is likely fast). What a hedge is for (herdless/hedge).
+ */
+export interface Tail {
+  /** The share of answers in the slow mode, in [0, 1]. */
+  readonly share: number;
+  /** How many times longer they take (>= 1). */
+  readonly factor: number;
+}
+
 /** What each caller's function gets: how to reach the simulated dependency. */
 export interface HerdContext {
   /** The dependency's base URL, `http://dependency.herd.test/` by default: global fetch, axios and got reach it. */
@@ -55,6 +66,8 @@ export interface HerdOptions {
   readonly failureRate?: number | undefined;
   /** A span with slower answers. Default: none. */
   readonly slowdown?: Slowdown | undefined;
+  /** A long tail: `{ share: 0.01, factor: 25 }` makes 1% of answers 25 times slower. Default: none. */
+  readonly tail?: Tail | undefined;
   /** The dependency answers |Normal(latencyMs, latencyMs / 5)| ms after a request arrives. Default 20. */
   readonly latencyMs?: number | undefined;
   /**
@@ -95,6 +108,7 @@ export interface HerdSettings {
   readonly overflow: Overflow;
   readonly failureRate: number;
   readonly slowdown: Slowdown | null;
+  readonly tail: Tail | null;
   readonly latencyMs: number;
   readonly retryAfterMs: number;
   readonly untilMs: number;
@@ -116,6 +130,7 @@ const KNOWN = new Set([
   'overflow',
   'failureRate',
   'slowdown',
+  'tail',
   'latencyMs',
   'retryAfterMs',
   'untilMs',
@@ -161,6 +176,15 @@ function slowdownOf(value: Slowdown | undefined): Slowdown | null {
   return { fromMs, toMs, factor };
 }
 
+function tailOf(value: Tail | undefined): Tail | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'object' || value === null) fail(TypeError, 'tail', '{ share, factor }', value);
+  onlyKnown(value, new Set(['share', 'factor']), 'tail');
+  const share = finite('tail.share', value.share, 0, 'a number in [0, 1]');
+  if (share > 1) fail(RangeError, 'tail.share', 'a number in [0, 1]', share);
+  return { share, factor: finite('tail.factor', value.factor, 1) };
+}
+
 function urlOf(value: string | undefined): string {
   const v = or(value, 'http://dependency.herd.test/');
   let parsed: URL | undefined;
@@ -196,6 +220,7 @@ export function resolveOptions(options: HerdOptions): {
     overflow: oneOf('overflow', options.overflow, ['shed', 'queue'], 'shed'),
     failureRate: finite('failureRate', or(options.failureRate, 0), 0, 'a number in [0, 1]'),
     slowdown: slowdownOf(options.slowdown),
+    tail: tailOf(options.tail),
     latencyMs: finite('latencyMs', or(options.latencyMs, 20), 0),
     retryAfterMs: finite('retryAfterMs', or(options.retryAfterMs, 0), 0),
     untilMs: finite('untilMs', or(options.untilMs, 120_000), outageMs, `a finite number >= outageMs (${outageMs})`),
