@@ -343,7 +343,7 @@ describe('herdless simulate --scenario explore', () => {
       /--from \+ --cells must be at most 1000000 .* run into the evaluation range/,
     ],
     [['--strategies', 'plain,recommended'], /--strategies for explore must include no-retries/],
-    [['--load', '0.5'], /--load is for the overload and partial scenarios only, not explore/],
+    [['--load', '0.5'], /--load is for the overload, partial and hedge scenarios only, not explore/],
   ])('%s: a usage error (exit 2) that says why', (flags, message) => {
     const r = run('simulate', '--scenario', 'explore', ...flags);
     expect(r.code).toBe(2);

@@ -63,6 +63,7 @@ describe('herd options', () => {
       overflow: 'shed',
       failureRate: 0,
       slowdown: null,
+      tail: null,
       latencyMs: 20,
       retryAfterMs: 0,
       untilMs: 120_000,

@@ -1,4 +1,4 @@
-import type { RetryPermit } from '../budget';
+import type { RetryBudget, RetryPermit } from '../budget';
 import { reportLater } from '../report';
 import { unreadable } from '../validate';
 import { SlidingCounts, type SteadyClock, steadyClock } from '../window';
@@ -87,12 +87,11 @@ export class Hedge {
       spread.add(0, 1);
     }
     let decision = SEND;
-    let permit: RetryPermit | false | undefined;
+    this.#permit = undefined;
     if (isSlowdown(spread.b, spread.a, maxExtraLoad)) decision = SLOW;
     else if (!canSpend(this.#tokens)) decision = LOAD;
-    else if (budget && (budget.queueing?.() || !(permit = budget.tryWithdraw()))) decision = BUDGET;
+    else if (budget && (budget.queueing?.() || !this.#withdraw(budget))) decision = BUDGET;
     else this.#tokens -= 1;
-    this.#permit = permit || undefined;
     if (onHedge) {
       const event: HedgeEvent = Object.freeze({
         sent: decision.send,
@@ -107,6 +106,12 @@ export class Hedge {
       }
     }
     return decision;
+  }
+
+  /** Withdraws a hedge from the budget's volume cap, keeping its permit for {@link refund}: false when refused. */
+  #withdraw(budget: RetryBudget): boolean {
+    this.#permit = budget.tryWithdraw() || undefined;
+    return this.#permit !== undefined;
   }
 
   /**
