@@ -8,6 +8,7 @@ import {
   simulateOverload,
 } from '../src/simulate/index';
 import { SimulationLimitError } from '../src/simulate/limits';
+import { protectInstance } from '../src/simulate/strategies';
 import { runCli } from './cli-helpers';
 
 const byName = <T extends { strategy: string }>(results: readonly T[]) =>
@@ -127,6 +128,21 @@ describe('a hedge in the overload scenario (and so in the explore space)', () =>
       /maxHedges must be at most 7, got 8/,
     );
     expect(() => resolveStrategy({ name: 'x', policy: {}, hedge: { percentile: 2 } })).toThrow(/percentile/);
+    expect(resolveStrategy({ name: 'x', policy: {}, hedge: true })).toMatchObject({ hedge: true, budget: false });
+    // A strategy of your own with a budget's and a breaker's options, and a hedge: each instance gets its own.
+    const own = resolveStrategy({
+      name: 'own',
+      policy: { jitter: 'full' },
+      budget: { ratio: 0.2 },
+      breaker: { failureRatio: 0.9 },
+      hedge: { delayMs: 10 },
+    });
+    const [a, b] = [protectInstance(own, () => 0), protectInstance(own, () => 0)];
+    expect(a.hedge).toBeDefined();
+    expect(a.hedge).not.toBe(b.hedge);
+    expect(a.hedge?.settings.budget).toBe(a.policy.budget);
+    expect(a.policy.breaker).toBeDefined();
+    expect(protectInstance(resolveStrategy('full'), () => 0).hedge).toBeUndefined();
   });
 
   // Late answers at no cost to the server (a slow network path): the trouble in which a hedge can help.
