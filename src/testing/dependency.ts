@@ -71,8 +71,7 @@ export class Dependency {
     const width = s.capacityWindowMs;
     if (timeMs >= s.outageMs && Math.floor(timeMs / width) < Math.ceil(s.outageMs / width)) this.#afterInEndWindow++;
     const slow = s.slowdown !== null && timeMs >= s.slowdown.fromMs && timeMs < s.slowdown.toMs;
-    let latency =
-      this.#rng.hop(s.latencyMs, s.latencyMs / 5) * (slow ? (s.slowdown as { factor: number }).factor : 1);
+    let latency = this.#rng.hop(s.latencyMs, s.latencyMs / 5) * (slow ? (s.slowdown as { factor: number }).factor : 1);
     // Drawn only with a tail: a herd without one draws as it always did, so its seeds keep their reports.
     if (s.tail !== null && this.#rng.next() < s.tail.share) latency *= s.tail.factor;
     if (timeMs < s.outageMs) {
