@@ -510,6 +510,12 @@ function run(args: readonly string[], io: Io): number {
       );
     }
   }
+  if ((scenario === 'outage' || scenario === 'contention') && strategies?.some((s) => s.endsWith('+hedge'))) {
+    const hedged = strategies.find((s) => s.endsWith('+hedge'));
+    throw new UsageError(
+      `--strategies for ${scenario} takes no hedge ('${hedged}'): hedging runs in the overload, partial, matrix, explore and hedge scenarios`,
+    );
+  }
   if (strategies !== undefined && new Set(strategies).size < strategies.length) {
     const twice = strategies.find((s, i) => strategies.indexOf(s) !== i);
     throw new UsageError(`--strategies names '${twice}' twice: give each once`);
@@ -635,11 +641,12 @@ function run(args: readonly string[], io: Io): number {
   return 0;
 }
 
-/** A strategy with `+budget`/`+breaker` added, unless it has them already. */
+/** A strategy with `+budget`/`+breaker` added, unless it has them already, before its `+hedge` if it has one. */
 function withExtras(strategy: string, extras: string): string {
-  let out = strategy;
+  const hedge = strategy.endsWith('+hedge') ? '+hedge' : '';
+  let out = hedge ? strategy.slice(0, -hedge.length) : strategy;
   for (const extra of extras.match(/\+\w+/g) ?? []) if (!out.split('+').includes(extra.slice(1))) out += extra;
-  return out;
+  return out + hedge;
 }
 
 /** What every scenario's run takes from the command line: the flags, the strategies, the seed, and the progress line. */
@@ -849,7 +856,7 @@ function runHedge(command: SimulateRun): number {
   const s = result.settings;
   const ms = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(0));
   io.out(
-    `hedge: ${s.workers} workers (capacity ${Math.round(s.capacity)}/s) at load ${s.load}, ${share(s.slowShare, 1)} of attempts ${s.slowFactor}x slower${s.slowdownMs > 0 ? `, every worker ${s.slowdownFactor}x slower for ${formatMs(s.slowdownMs)} from ${formatMs(s.warmupMs)}` : ''}${fleet(s.instances)}; unbounded hedges at the healthy p95, ${s.healthyP95Ms} ms; seed ${s.seed}\n\n`,
+    `hedge: ${s.workers} workers (capacity ${Math.round(s.capacity)}/s) at load ${s.load}, ${share(s.slowShare, 1)} of attempts ${s.slowFactor}x slower${s.slowdownMs > 0 ? `, every worker ${s.slowdownFactor}x slower for ${formatMs(s.slowdownMs)} from ${formatMs(s.warmupMs)}` : ''}${fleet(s.instances)}; unbounded hedges at the healthy p95, ${ms(s.healthyP95Ms)} ms; seed ${s.seed}\n\n`,
   );
   const rows = [
     ['strategy', 'p50 ms', 'p99 ms', 'p99.9 ms', 'extra load', ...(s.slowdownMs > 0 ? ['in the slowdown'] : [])],

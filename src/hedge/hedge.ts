@@ -53,6 +53,8 @@ export class Hedge {
   readonly #now: SteadyClock;
   /** The budget's permit of the last hedge sent, until the next decision: what {@link refund} gives back. */
   #permit: RetryPermit | undefined;
+  /** Whether the last decision sent a hedge not yet given back: {@link refund} gives back nothing else. */
+  #spent = false;
 
   constructor(settings: HedgeSettings) {
     this.settings = settings;
@@ -88,10 +90,14 @@ export class Hedge {
     }
     let decision = SEND;
     this.#permit = undefined;
+    this.#spent = false;
     if (isSlowdown(spread.b, spread.a, maxExtraLoad)) decision = SLOW;
     else if (!canSpend(this.#tokens)) decision = LOAD;
     else if (budget && (budget.queueing?.() || !this.#withdraw(budget))) decision = BUDGET;
-    else this.#tokens -= 1;
+    else {
+      this.#tokens -= 1;
+      this.#spent = true;
+    }
     if (onHedge) {
       const event: HedgeEvent = Object.freeze({
         sent: decision.send,
@@ -119,9 +125,16 @@ export class Hedge {
    * `decide()`, from `onHedge`): its token, and the budget's withdrawal. Call it at once, before another decision.
    */
   refund(): void {
+    if (!this.#spent) return; // nothing sent to give back: a refund never makes a hedge from nothing
+    this.#spent = false;
     this.#tokens = Math.min(BURST, this.#tokens + 1);
     this.#permit?.release();
     this.#permit = undefined;
+  }
+
+  /** This hedge's clock, in ms (the `now` option, or `performance.now()`): what a round's latency is measured on. */
+  now(): number {
+    return this.#now();
   }
 
   /** A call was answered `ms` after its first attempt began: what the percentile delay is learnt from. */

@@ -72,7 +72,8 @@ export interface HedgeOptions {
   readonly budget?: RetryBudget | undefined;
   /**
    * Told of each hedge sent or refused (telemetry: `herdless/otel`'s `hedgeTelemetry`). What it throws is reported
-   * (`reportError`, or thrown from a timer), never the call's outcome.
+   * (`reportError`, or thrown from a timer), never the call's outcome. A hedge told as sent whose call ends inside
+   * `onHedge` (it aborts the caller's signal) never goes out: its share of the cap and the budget is given back.
    */
   readonly onHedge?: ((event: HedgeEvent) => void) | undefined;
   /** The clock, in ms. Default `performance.now()`, looked up at each call (so fake timers control it). */

@@ -1,7 +1,7 @@
 import type { RetryContext } from '../policy';
 import { reportLater } from '../report';
 import { fail } from '../validate';
-import { isThenable, MAX_TIMER_MS, now, subscribe } from '../wait';
+import { isThenable, MAX_TIMER_MS, subscribe } from '../wait';
 import type { Hedge } from './hedge';
 
 /** What each attempt of a hedged call gets: `retry()`'s context, with its own signal and which attempt it is. */
@@ -53,9 +53,10 @@ export function race<T>(
   won?: (value: T, controller: AbortController) => void,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const began = now();
+    let began = Number.NaN;
     let delayMs: number | undefined;
     try {
+      began = hedge.now();
       delayMs = hedge.begin();
     } catch (error) {
       reportLater(error); // a broken clock, as in decide() and record(): reported, and the call runs with no hedge
@@ -82,6 +83,8 @@ export function race<T>(
       timer = undefined;
       unsubscribe?.();
       // The reason is made only for a loser to abort: a DOMException costs more than the rest of a round.
+      // A failure held while others were in flight, which the round does not answer with (it was aborted): dropped.
+      if (held && !held.threw && held.value !== value) drop(held.value);
       let reason: unknown;
       for (const c of controllers) {
         if (c === winner) continue;
@@ -139,12 +142,11 @@ export function race<T>(
         }
         if (failure) return lose(value, false, controller);
         try {
-          hedge.record(now() - began);
+          hedge.record(hedge.now() - began);
         } catch (error) {
           reportLater(error); // a broken clock: the answer stays the call's, and the error is not lost
         }
-        if (held && !held.threw) drop(held.value);
-        finish(true, value, controller);
+        finish(true, value, controller); // an earlier failure held is dropped there
       };
       const rejected = (error: unknown) => {
         pending--;

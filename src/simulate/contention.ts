@@ -4,7 +4,7 @@ import { EventQueue } from './queue';
 import { ClientRetries } from './retries';
 import { createRng } from './rng';
 import type { Filled } from './settings';
-import { resolveStrategy, type Strategy } from './strategies';
+import { resolveStrategy, type Strategy, unhedged } from './strategies';
 
 /**
  * The contention scenario's settings: the optimistic-concurrency model of Marc Brooker's "Exponential Backoff And
@@ -81,8 +81,9 @@ export function simulateContention(options: ContentionOptions = {}): ContentionR
     hopSdMs: options.hopSdMs ?? 2,
     seed: options.seed ?? 1,
   };
-  const strategies = (options.strategies ?? (['immediate', 'none', 'full', 'equal', 'decorrelated'] as const)).map(
-    resolveStrategy,
+  const strategies = unhedged(
+    (options.strategies ?? (['immediate', 'none', 'full', 'equal', 'decorrelated'] as const)).map(resolveStrategy),
+    'contention',
   );
   for (const clients of settings.clients) {
     if (!(Number.isInteger(clients) && clients >= 1))

@@ -144,6 +144,7 @@ function checkHedgeScenario(s: TailSettings): void {
     throw new RangeError(`herdless: ${name} must be ${wants}, got ${String(value)}`);
   };
   checkInstances(s.instances);
+  if (s.instances > MAX_HEDGE_INSTANCES) bad('instances', `an integer in [1, ${MAX_HEDGE_INSTANCES}]`, s.instances);
   if (!(s.load > 0 && s.load <= 10)) bad('load', 'a number in (0, 10]', s.load);
   if (!(s.slowShare >= 0 && s.slowShare <= 1)) bad('slowShare', 'a number in [0, 1]', s.slowShare);
   if (!(s.slowFactor >= 1 && Number.isFinite(s.slowFactor))) bad('slowFactor', 'a finite number >= 1', s.slowFactor);
@@ -167,6 +168,9 @@ function checkHedgeScenario(s: TailSettings): void {
 }
 
 const NAMES: readonly string[] = HEDGE_STRATEGIES;
+
+/** The most client processes a run splits its calls over: each holds a hedge (a few kilobytes). */
+const MAX_HEDGE_INSTANCES = 1_000_000;
 
 function checkStrategy(strategy: HedgeStrategy): void {
   if (typeof strategy === 'string') {

@@ -7,7 +7,14 @@ import { ClientRetries } from './retries';
 import { createRng } from './rng';
 import { OutageServer } from './server';
 import type { Filled } from './settings';
-import { protectedPolicy, type ResolvedStrategy, resolveStrategy, STRATEGIES, type Strategy } from './strategies';
+import {
+  protectedPolicy,
+  type ResolvedStrategy,
+  resolveStrategy,
+  STRATEGIES,
+  type Strategy,
+  unhedged,
+} from './strategies';
 
 /** The outage scenario's settings; every field is optional. */
 export interface OutageOptions {
@@ -182,7 +189,10 @@ export function simulateOutage(options: OutageOptions = {}): OutageResult {
     );
   }
   checkInstances(settings.instances);
-  const strategies = (options.strategies ?? (Object.keys(STRATEGIES) as Strategy[])).map(resolveStrategy);
+  const strategies = unhedged(
+    (options.strategies ?? (Object.keys(STRATEGIES) as Strategy[])).map(resolveStrategy),
+    'outage',
+  );
   const results = strategies.map((strategy, i) => {
     const figures = runOutage(settings, strategy);
     options.onProgress?.(i + 1, strategies.length);

@@ -141,6 +141,20 @@ export function resolveStrategy(strategy: Strategy): ResolvedStrategy {
   };
 }
 
+/**
+ * The strategies of a scenario that does not follow hedges (the outage's clients, the contention's conditional writes,
+ * which must never be hedged): a RangeError naming the first with a hedge, rather than a row that says it hedged.
+ */
+export function unhedged(strategies: readonly ResolvedStrategy[], scenario: string): readonly ResolvedStrategy[] {
+  const hedged = strategies.find((s) => s.hedge);
+  if (hedged) {
+    throw new RangeError(
+      `herdless: the ${scenario} scenario does not simulate hedges ('${hedged.name}'): hedging runs in the overload, partial, matrix, explore and hedge scenarios`,
+    );
+  }
+  return strategies;
+}
+
 /** The most hedges per round the simulator follows (a round's attempts are bits of a byte). */
 const MAX_SIMULATED_HEDGES = 7;
 

@@ -1,5 +1,6 @@
 import { createRng, type Rng } from '../simulate/rng';
 import { OutageServer } from '../simulate/server';
+import { MAX_TIMER_MS } from '../wait';
 import type { HerdSettings } from './options';
 
 /** What the dependency does with one request: answer at `atMs` with a status, or reset the connection then. */
@@ -74,6 +75,8 @@ export class Dependency {
     let latency = this.#rng.hop(s.latencyMs, s.latencyMs / 5) * (slow ? (s.slowdown as { factor: number }).factor : 1);
     // Drawn only with a tail: a herd without one draws as it always did, so its seeds keep their reports.
     if (s.tail !== null && this.#rng.next() < s.tail.share) latency *= s.tail.factor;
+    // A factor that takes an answer past what setTimeout waits (it would fire at once): the answer never comes.
+    latency = Math.min(latency, MAX_TIMER_MS);
     if (timeMs < s.outageMs) {
       this.failed++;
       if (s.outageFailure === 'reset') return { kind: 'reset', atMs: timeMs + latency };
