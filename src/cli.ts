@@ -52,8 +52,8 @@ export const COMMANDS_USAGE = `Usage: herdless <command> [flags]
 
 Commands:
   simulate                      many clients retrying against one server, on virtual time: compare retry
-                                strategies through an outage, an overload or a partial failure
-                                (flags: herdless simulate --help)
+                                strategies through an outage, an overload or a partial failure, and hedges
+                                on a server with a long tail (flags: herdless simulate --help)
   audit [paths...]              find hand-written retry loops in your code (flags: herdless audit --help)
   help [command]                show this help, or a command's
 
@@ -97,9 +97,9 @@ Flags:
                                 backoff without jitter (100 ms doubling to 10 s); full, equal and decorrelated are
                                 herdless's jitters (the defaults, base 100 ms, cap 10 s); +budget shares one
                                 createRetryBudget() and +breaker one createCircuitBreaker() (defaults) per instance
-  --instances N                 outage, overload, partial: client instances (processes) the clients or the demand
-                                are split over, each with its own budget and breaker (default 1); matrix: a list
-                                (default 1,10,100,1000,10000)
+  --instances N                 outage, overload, partial, hedge: client instances (processes) the clients or the
+                                demand are split over, each with its own budget, breaker and hedge (default 1);
+                                matrix: a list (default 1,10,100,1000,10000)
   --seed N                      the same seed gives the same output (default 1)
   --json                        print the result as JSON
 
@@ -124,10 +124,11 @@ Overload and partial:
                                 with a fast 503
   --shed 503|429                what the server sheds with: a bare 503 (default), or a 429 (it says it is
                                 saturated; herdless's budget reads that as a timeout)
-  --load 0.8                    the demand as a share of capacity (default 0.8)
+  --load 0.8                    the demand as a share of capacity (default 0.8; hedge: 0.4)
 
-Overload only:
-  --slowdown 4s                 how long the server runs at 10% of its capacity (default 4s)
+Overload (and hedge):
+  --slowdown 4s                 how long the server runs at 10% of its capacity (default 4s); hedge: how long every
+                                worker is 3.3x slower, from 5 s (default none)
 
 Partial only:
   --failure-rate 0.5            the share of served requests that fail (default 0.5)

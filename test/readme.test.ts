@@ -121,7 +121,8 @@ describe('README examples run', () => {
     const source = readFileSync(join(root, path as string), 'utf8')
       .replaceAll(/from '(\.\.\/)+src\/index'/g, "from 'herdless'")
       .replaceAll(/from '(\.\.\/)+src\/testing\/index'/g, "from 'herdless/testing'")
-      .replaceAll(/from '(\.\.\/)+src\/otel\/index'/g, "from 'herdless/otel'");
+      .replaceAll(/from '(\.\.\/)+src\/otel\/index'/g, "from 'herdless/otel'")
+      .replaceAll(/from '(\.\.\/)+src\/hedge\/index'/g, "from 'herdless/hedge'");
     expect(code).toBe(source);
   });
 

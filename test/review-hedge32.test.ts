@@ -159,3 +159,10 @@ describe('10 and 11: degenerate hedge runs are named, not NaN or a raw error', (
     );
   });
 });
+
+describe('a new user: simulateHedge names a misspelt option, as createHedge does', () => {
+  it('slowshare: did you mean slowShare?', () => {
+    expect(() => simulateHedge({ slowshare: 0.5 } as never)).toThrow(/slowshare.*slowShare/);
+    expect(() => simulateHedge(null as never)).toThrow(/simulateHedge's options must be an object, got null/);
+  });
+});

@@ -163,11 +163,13 @@ export class Hedge {
  * (default 5%) of a hedge and a hedge spends a whole one, so this process's hedges never exceed 5% of its rounds, in a
  * slowdown as in a calm (where an unbounded hedge doubles the load: every round crosses the delay); no hedge while more
  * than twice that share of the last 3 s of rounds crossed their delay (`'slow'`: the dependency is slow as a whole, not
- * in its tail); and with a `budget`, none while it says the dependency is queueing. In `npx tsx bench/hedge-fleet.ts`:
- * the p99.9 of a 1% slow mode cut 10x for 4% more requests from a busy process, and at most 2.3% more in a slowdown at
- * every fleet size (the unbounded hedge: 70%). A quiet process (a few calls a minute, one of 1,000 in a fleet) earns
- * too little to hedge and too few samples to learn a percentile: hedging then stays off, safe and of no use (see the
- * hedging guide).
+ * in its tail); and with a `budget`, none while it says the dependency is queueing. The cap starts empty: a process
+ * hedges from about its 20th round on (a fleet restarting at once sends none). In `herdless simulate --scenario hedge`:
+ * the p99.9 of a 1% slow mode cut 10x for 4% more requests from a busy process, and at most 0.8% more in a slowdown
+ * at every fleet size (2.3% with a fixed `delayMs`; the unbounded hedge: 70%). A quiet process (a few calls a minute,
+ * one of 1,000 in a fleet) earns too little to hedge and too few samples to learn a percentile: hedging then stays
+ * off, safe and of no use (see the hedging guide). Not for a dependency at the edge of its capacity: the hedges saved
+ * in a calm go out as an overload begins.
  *
  * Choose it for idempotent reads with a long tail (a p99.9 many times the median: a GC pause, a slow disk) from a busy
  * process; not for writes, nor for a dependency that is slow because it is saturated (hedging adds load).

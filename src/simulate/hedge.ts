@@ -1,6 +1,8 @@
 import { createRetryBudget, type RetryBudget } from '../budget';
 import { createHedge, type Hedge } from '../hedge/index';
+import { nearest } from '../nearest';
 import { createPolicy } from '../policy';
+import { onlyKnown } from '../validate';
 import { checkInstances, MAX_CALLS, SimulationLimitError } from './limits';
 import { selectPercentile } from './outage';
 import { ClientRetries } from './retries';
@@ -110,6 +112,9 @@ export interface HedgeResult {
  * @throws RangeError naming the setting, for a bad one, or past {@link MAX_CALLS} calls.
  */
 export function simulateHedge(options: HedgeScenarioOptions = {}): HedgeResult {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`herdless: simulateHedge's options must be an object, got ${String(options)}`);
+  onlyKnown(options, OPTIONS, 'simulateHedge', (key) => nearest(key, OPTIONS));
   const s = {
     instances: options.instances ?? 1,
     load: options.load ?? 0.4,
@@ -168,6 +173,25 @@ function checkHedgeScenario(s: TailSettings): void {
 }
 
 const NAMES: readonly string[] = HEDGE_STRATEGIES;
+
+/** {@link HedgeScenarioOptions}' keys: any other is a misspelling, named with the nearest. */
+const OPTIONS: ReadonlySet<string> = new Set([
+  'instances',
+  'load',
+  'slowShare',
+  'slowFactor',
+  'slowdownMs',
+  'slowdownFactor',
+  'warmupMs',
+  'runMs',
+  'workers',
+  'medianMs',
+  'sigma',
+  'hopMs',
+  'strategies',
+  'seed',
+  'onProgress',
+]);
 
 /** The most client processes a run splits its calls over: each holds a hedge (a few kilobytes). */
 const MAX_HEDGE_INSTANCES = 1_000_000;
