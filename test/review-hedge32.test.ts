@@ -166,3 +166,22 @@ describe('a new user: simulateHedge names a misspelt option, as createHedge does
     expect(() => simulateHedge(null as never)).toThrow(/simulateHedge's options must be an object, got null/);
   });
 });
+
+describe('the overload table shows the hedges a strategy sent, and only when one did', () => {
+  it('a hedges column beside full+hedge, none without', () => {
+    const hedged = runCli(
+      'simulate',
+      '--scenario',
+      'overload',
+      '--capacity',
+      '100/1s',
+      '--strategies',
+      'full,full+hedge',
+    );
+    expect(hedged.code).toBe(0);
+    expect(hedged.out).toMatch(/ +wasted +hedges\n/);
+    expect(hedged.out).toMatch(/\nfull +.* 0\n/);
+    const plain = runCli('simulate', '--scenario', 'overload', '--capacity', '100/1s', '--strategies', 'full');
+    expect(plain.out).not.toContain('hedges');
+  });
+});

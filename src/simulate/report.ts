@@ -93,8 +93,20 @@ export function contentionTable(result: ContentionResult): string {
 
 /** The overload figures, a row per strategy. */
 export function overloadTable(results: readonly OverloadFigures[]): string {
+  // A hedges column only when a strategy hedged: the tables of runs without one stay as they were.
+  const hedging = results.some((r) => r.hedges > 0);
   return table([
-    ['strategy', 'requests', 'ampl.', 'goodput', 'recovery', 'p99 ok', 'refused', 'wasted'],
+    [
+      'strategy',
+      'requests',
+      'ampl.',
+      'goodput',
+      'recovery',
+      'p99 ok',
+      'refused',
+      'wasted',
+      ...(hedging ? ['hedges'] : []),
+    ],
     ...results.map((r) => [
       r.strategy,
       String(r.requests),
@@ -104,6 +116,7 @@ export function overloadTable(results: readonly OverloadFigures[]): string {
       formatMs(r.p99Ms),
       String(r.refused + r.budgetStops),
       String(r.wasted),
+      ...(hedging ? [String(r.hedges)] : []),
     ]),
   ]);
 }
