@@ -158,9 +158,9 @@ export function race<T>(
     const arm = () => {
       // A percentile delay past what setTimeout takes (it would fire at once): no hedge.
       if (done || delayMs === undefined || delayMs > MAX_TIMER_MS || sent >= hedge.settings.maxHedges) return;
+      // Not unref()ed, whatever retry()'s `unref`: the hedge may be what answers (a first attempt that holds no socket
+      // or timer of its own would otherwise let the process exit mid-call), and it lasts at most its delay.
       timer = setTimeout(fire, delayMs);
-      // A hedge never keeps a process alive that its round would not: the attempt in flight holds it, if anything.
-      (timer as { unref?: () => unknown }).unref?.();
     };
     const fire = () => {
       timer = undefined;
