@@ -189,6 +189,9 @@ export function remedies(
     if (n.type !== 'CallExpression' || isWaitCall(n) || isClockCall(n) || exempt?.(n)) return false;
     // `p.then(f).catch(g)`, `listeners.forEach(f)`: a promise's plumbing, a list's walk; not a repair by itself.
     if (/^(then|catch|finally|forEach)$/.test(callName(n))) return false;
+    // `if (opts && opts.callback) opts.callback(n)`, `onRetry?.(err)`: a hook called only when it is there; without
+    // it the way back is the same, so it repairs nothing the retry needs (node-fetch-retry).
+    if (optionalCall(n, body, keys)) return false;
     const name = callName(n);
     // `yield refresh()` in compiled TypeScript's `__awaiter` generator is `await refresh()`.
     const awaited = n.parent?.type === 'AwaitExpression' || n.parent?.type === 'YieldExpression';
@@ -223,6 +226,28 @@ export function remedies(
       refKey((n.callee as Node).type === 'MemberExpression' ? ((n.callee as Node).object as Node) : n) !== 'console'
     );
   });
+}
+
+/**
+ * A call made only when its callee is there: `f?.()`, `cb && cb()`, `if (opts && opts.callback) opts.callback()`,
+ * `if (typeof o.f === 'function') o.f()`, inside `body`.
+ */
+function optionalCall(call: Node, body: Node, keys: VisitorKeys): boolean {
+  let callee = call.callee as Node;
+  if (call.optional) return true;
+  if (callee.type === 'ChainExpression') callee = callee.expression as Node;
+  if ((callee as Node & { optional?: boolean }).optional) return true;
+  const key = refKey(callee);
+  if (key === undefined) return false;
+  const testsCallee = (test: Node) => mentions(test, keys, (m) => m !== callee && refKey(m) === key);
+  for (let at = call, p = call.parent; p && at !== body; at = p, p = p.parent) {
+    if (p.type === 'IfStatement' && p.consequent === at && testsCallee(p.test as Node)) return true;
+    if (p.type === 'LogicalExpression' && p.operator === '&&' && p.right === at && testsCallee(p.left as Node)) {
+      return true;
+    }
+    if (FUNCTIONS.has(p.type)) return false;
+  }
+  return false;
 }
 
 /**

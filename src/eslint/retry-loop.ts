@@ -113,10 +113,14 @@ function failurePaths(
       const block = completions(n.block as Node, true);
       block.delete('throw');
       // `while (!done) { try { ...; done = true } ... }`: a statement of the attempt itself sets what the loop tests.
-      const setsTest = (block: Node) =>
+      const setsTest = (block: Node, countsAside = false) =>
         (block.body as Node[]).some((st) => {
           const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
-          return a?.type === 'AssignmentExpression' && loopTestNames.has(refKey(a.left as Node) ?? '');
+          return (
+            a?.type === 'AssignmentExpression' &&
+            loopTestNames.has(refKey(a.left as Node) ?? '') &&
+            !(countsAside && isCountStep(a))
+          );
         });
       const assignsTest = setsTest(n.block as Node);
       const tail = rest(n);
@@ -126,9 +130,10 @@ function failurePaths(
         (block.has('normal') && tailLeavesOnResult(n, after(n, body), keys)) ||
         assignsTest;
       const handler = completions((n.handler as Node).body as Node, true);
-      // A failure path that moves what the loop tests (`current = generator.throw(err)`) goes on, not back.
+      // A failure path that moves what the loop tests (`current = generator.throw(err)`) goes on, not back; a count
+      // stepped (`retry = retry - 1`, as `retry--`) is the loop's limit, not a move.
       const failureBack =
-        !setsTest((n.handler as Node).body as Node) &&
+        !setsTest((n.handler as Node).body as Node, true) &&
         !remedies((n.handler as Node).body as Node, keys, '') &&
         !handsOnError(n, keys) &&
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
@@ -215,6 +220,19 @@ function labelledRetries(loop: Node, label: string, keys: VisitorKeys): Node[] {
     return true;
   });
   return out;
+}
+
+/** `n = n - 1`, `n = 1 + n`, `n -= 1`: a count stepped by a number, what `n--` does. */
+function isCountStep(a: Node): boolean {
+  const key = refKey(a.left as Node);
+  const right = a.right as Node;
+  const number = (x: Node) => x.type === 'Literal' && typeof x.value === 'number';
+  if (a.operator === '+=' || a.operator === '-=') return number(right);
+  if (a.operator !== '=' || right.type !== 'BinaryExpression' || !['+', '-'].includes(right.operator as string)) {
+    return false;
+  }
+  const [l, r] = [right.left as Node, right.right as Node];
+  return (refKey(l) === key && number(r)) || (right.operator === '+' && refKey(r) === key && number(l));
 }
 
 /** Names given a value in `node`: declared (`const res = ...`) or assigned (`res = ...`). */

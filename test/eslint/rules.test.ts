@@ -6,10 +6,11 @@ import type { RuleName } from '../../src/eslint/plugin';
 import { cycles } from './cycles';
 import { methods } from './methods';
 import { samples as own, type Sample } from './samples';
+import { unseen } from './unseen';
 
 // The look-alike and retry samples, the cross-function cycles of real SDKs and drivers (issue 22), and the cycles
-// through prototype, object-literal and option-handler methods (issue 29).
-const samples: readonly Sample[] = [...own, ...cycles, ...methods];
+// through prototype, object-literal and option-handler methods (issue 29), and the shapes of the grown dev half.
+const samples: readonly Sample[] = [...own, ...cycles, ...methods, ...unseen];
 
 // ESLint's own RuleTester, reporting through vitest.
 RuleTester.describe = describe;

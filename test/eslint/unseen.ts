@@ -1,0 +1,61 @@
+/**
+ * Shapes of the grown dev half of bench/audit-unseen.json (extraDev, session audit30): written as small samples of
+ * those shapes, not copies, each failing before its change. Marks as in cycles.ts: `// <-` where the report goes.
+ */
+import type { Sample } from './samples';
+
+export const unseen: readonly Sample[] = [
+  {
+    name: 'a count stepped as retry = retry - 1 in the catch is the limit, not a move of what the loop tests (node-fetch-retry)',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+module.exports = async (url, opts) => {
+  let retry = (opts && opts.retry) || 3;
+  while (retry > 0) { // <-
+    try {
+      return await fetch(url, opts);
+    } catch (e) {
+      retry = retry - 1;
+      if (retry === 0) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+};`,
+  },
+  {
+    name: 'a hook called only when the caller gave it (if (opts && opts.callback)) repairs nothing (node-fetch-retry)',
+    finds: ['no-immediate-retry', 'require-transient-check'],
+    code: `
+export async function get(url, opts) {
+  for (let left = 3; left > 0; left--) { // <-
+    try {
+      return await fetch(url, opts);
+    } catch (e) {
+      if (opts && opts.callback) {
+        opts.callback(left);
+      }
+      opts.onFail?.(e);
+      if (left === 1) throw e;
+    }
+  }
+}`,
+  },
+  {
+    name: 'a catch that moves what the loop tests to another value (current = next) still goes on, not back',
+    finds: [],
+    code: `
+export async function first(hosts) {
+  let host = hosts[0];
+  let i = 0;
+  while (host) {
+    try {
+      return await fetch(host);
+    } catch (e) {
+      i = i + 1;
+      host = hosts[i];
+    }
+  }
+}`,
+  },
+];
