@@ -259,10 +259,30 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     }
     if (v.type === 'Identifier') return resolve(v.name as string, v).filter((t) => FUNCTIONS.has(t.type));
     if (v.type !== 'MemberExpression') return [];
-    const viaClass = memberTargets(v, index).filter((t) => FUNCTIONS.has(t.type));
+    // `this.#strategy = this.#createStrategy(options)`: the functions that method returns (@redis/client).
+    const viaClass = memberTargets(v, index).flatMap((t) =>
+      FUNCTIONS.has(t.type) ? [t] : t.type === 'CallExpression' ? returnedFunctions(t) : [],
+    );
     if (viaClass.length > 0) return viaClass;
     const name = memberName(v);
     return name === undefined ? [] : lookup(holderOf(v.object as Node, v), name);
+  }
+
+  /** The functions of the file that the functions `call` enters return: `return (n, err) => ...`. */
+  const returning = new Set<Node>();
+  function returnedFunctions(call: Node): Node[] {
+    if (returning.has(call)) return [];
+    returning.add(call);
+    try {
+      return calleeTargets(call).flatMap((f) =>
+        owned(bodyOf(f), keys, { skipLoops: false, skipCallbacks: true }).flatMap((n) => {
+          const value = n.type === 'ReturnStatement' ? (n.argument as Node | null) : undefined;
+          return value && FUNCTIONS.has(value.type) ? [value] : [];
+        }),
+      );
+    } finally {
+      returning.delete(call);
+    }
   }
 
   /** The functions a call enters by calling them: its callee (past `.call`/`.apply`), or a helper's callbacks. */

@@ -830,7 +830,10 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n)) && !WAIT_NAME.test(callName(n))) return true;
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
     const callee = n.callee as Node;
-    if (depth > 0) return false;
+    // Followed four calls deep: a listener hands the error to `this.#onSocketError(err)`, which hands it to
+    // `this.#shouldReconnect(0, err)`, to a strategy, to `defaultReconnectStrategy(n, cause)`, which stops on `cause
+    // instanceof SocketTimeoutError` (@redis/client).
+    if (depth > 3) return false;
     return (callee.type === 'Identifier' ? ctx.resolve(callee.name as string, n) : inFile).some((f) => {
       const param = FUNCTIONS.has(f.type) ? (f.params as Node[])[at] : undefined;
       if (param?.type !== 'Identifier') return false;

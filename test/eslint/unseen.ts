@@ -6,6 +6,41 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: 'a check in the strategy a field holds, made by a method that returns it, four calls from the listener (@redis/client)',
+    finds: ['no-immediate-retry', 'require-retry-limit'],
+    code: `
+export class Socket {
+  #strategy;
+  constructor(options) {
+    this.#strategy = this.#createStrategy(options);
+  }
+  #createStrategy(options) {
+    const strategy = options?.strategy;
+    if (typeof strategy === 'number') return () => ({ retryIn: strategy });
+    return (n, cause) => ({ retryIn: this.defaultStrategy(n, cause) });
+  }
+  #should(n, cause) {
+    const { retryIn } = this.#strategy(n, cause);
+    if (retryIn === false) return { retryIn: cause };
+    return { retryIn };
+  }
+  async #connect(n = 0) { // <-
+    this.socket = await this.open();
+    this.socket.once('error', (err) => this.#onError(err));
+  }
+  #onError(err) {
+    this.socket = undefined;
+    const { retryIn } = this.#should(0, err);
+    if (typeof retryIn !== 'number') return;
+    this.#connect(1).catch(() => {});
+  }
+  defaultStrategy(n, cause) {
+    if (cause instanceof TimeoutError) return false;
+    return Math.min(2 ** n * 50, 2000) + Math.random() * 200;
+  }
+}`,
+  },
+  {
     name: 'a count stepped as retry = retry - 1 in the catch is the limit, not a move of what the loop tests (node-fetch-retry)',
     lang: 'cjs',
     finds: ['require-jitter', 'require-transient-check'],
