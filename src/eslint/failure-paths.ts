@@ -192,6 +192,9 @@ export function remedies(
     // `if (opts && opts.callback) opts.callback(n)`, `onRetry?.(err)`: a hook called only when it is there; without
     // it the way back is the same, so it repairs nothing the retry needs (node-fetch-retry).
     if (optionalCall(n, body, keys)) return false;
+    // `this.transitionTo(RETRY)` in a catch of a function that calls `this.transitionTo(...)` itself on its way: what
+    // the attempt does anyway is no repair of the cause (tedious).
+    if (alsoOnItsWay(n, body, keys)) return false;
     const name = callName(n);
     // `yield refresh()` in compiled TypeScript's `__awaiter` generator is `await refresh()`.
     const awaited = n.parent?.type === 'AwaitExpression' || n.parent?.type === 'YieldExpression';
@@ -226,6 +229,18 @@ export function remedies(
       refKey((n.callee as Node).type === 'MemberExpression' ? ((n.callee as Node).object as Node) : n) !== 'console'
     );
   });
+}
+
+/** The function around `body` calls the same callee (`this.transitionTo`) in its own code outside `body`. */
+function alsoOnItsWay(call: Node, body: Node, keys: VisitorKeys): boolean {
+  const key = refKey(call.callee as Node);
+  if (key === undefined || !key.startsWith('this.')) return false;
+  let fn: Node | null | undefined = body.parent;
+  while (fn && !FUNCTIONS.has(fn.type)) fn = fn.parent;
+  if (!fn) return false;
+  return owned(fn.body as Node, keys, { skipLoops: false, skipCallbacks: true }).some(
+    (m) => m.type === 'CallExpression' && m !== call && !isWithin(m, body) && refKey(m.callee as Node) === key,
+  );
 }
 
 /**

@@ -157,6 +157,7 @@ export function cycleProperties(
         (t) => compares(t, names, keys) || asksHelper(t),
       ) ||
       countHandedOn(all, ctx) ||
+      countReadElsewhere(all, ctx) ||
       countsDown(fn, [...guards, ...pathNodes], ctx) ||
       [...helpers].some((h) => {
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
@@ -593,6 +594,43 @@ function countHandedOn(nodes: readonly Node[], ctx: Context): boolean {
     }
     if (told) continue;
     noteByName(`${refKey(n)} handed to code out of reach, taken as its limit`);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * `this.curTransientRetryCount++` on the way back, and no code of the file reads that field: what compares it is in
+ * another file (tedious's token handler stops marking errors transient past the maximum). Taken as its limit, and the
+ * report says so.
+ */
+function countReadElsewhere(nodes: readonly Node[], ctx: Context): boolean {
+  for (const n of nodes) {
+    const target =
+      n.type === 'UpdateExpression'
+        ? (n.argument as Node)
+        : n.type === 'AssignmentExpression' && ['+=', '-='].includes(n.operator as string)
+          ? (n.left as Node)
+          : undefined;
+    if (target?.type !== 'MemberExpression' || !isThis(target.object as Node) || target.computed) continue;
+    const name = nameOf(target.property as Node);
+    if (name === undefined) continue;
+    let read = false;
+    walk(programOf(n), ctx.keys, (m) => {
+      if (read) return false;
+      if (m.type === 'MemberExpression' && !m.computed && nameOf(m.property as Node) === name) {
+        const p = m.parent;
+        // `backoff(this.attempts++)` reads it: only a step or an assignment made for itself alone writes.
+        const alone = p?.parent?.type === 'ExpressionStatement';
+        const written =
+          (p?.type === 'UpdateExpression' && p.argument === m && alone) ||
+          (p?.type === 'AssignmentExpression' && p.left === m && alone);
+        if (!written) read = true;
+      }
+      return true;
+    });
+    if (read) continue;
+    noteByName(`${refKey(target)} counted here and read in no code of this file, taken as its limit`);
     return true;
   }
   return false;

@@ -6,6 +6,65 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: 'a state change the attempt makes anyway is no repair in its catch, and a count read in no code of the file is a limit out of reach (tedious)',
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+class Connection {
+  async initialise() { // <-
+    this.transitionTo(this.STATE.CONNECTING);
+    try {
+      this.routing = await this.login();
+    } catch (err) {
+      if (isTransient(err)) {
+        this.transitionTo(this.STATE.RETRY);
+        return await this.retryAfterFailure();
+      }
+      throw err;
+    }
+    this.transitionTo(this.STATE.LOGGED_IN);
+  }
+  async retryAfterFailure() {
+    this.transientRetries++;
+    this.socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, this.config.retryInterval));
+    await this.initialise();
+  }
+  transitionTo(state) {
+    this.state = state;
+  }
+}
+function isTransient(error) {
+  return error instanceof ConnectionError && !!error.isTransient;
+}
+module.exports = Connection;`,
+  },
+  {
+    name: 'a catch that first calls what the attempt does not (this.refreshToken()) still repairs',
+    lang: 'cjs',
+    finds: [],
+    code: `
+class Client {
+  async request() {
+    this.transitionTo('sending');
+    try {
+      return await this.send();
+    } catch (err) {
+      if (isTransient(err)) {
+        await this.refreshToken();
+        return await this.retryLater();
+      }
+      throw err;
+    }
+  }
+  async retryLater() {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    return this.request();
+  }
+}
+module.exports = Client;`,
+  },
+  {
     name: 'a check in the strategy a field holds, made by a method that returns it, four calls from the listener (@redis/client)',
     finds: ['no-immediate-retry', 'require-retry-limit'],
     code: `
