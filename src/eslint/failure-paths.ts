@@ -479,8 +479,44 @@ export function judge(ctx: Context): Judge {
       pacedFailure(site, fn, keys) ??
       nullFailure(site, fn, ctx, functionName(fn) ?? ''),
     handler: (fn, along, attempt) => listenerPath(fn, keys, '', exemptFor(along), along, readsOf(attempt, ctx)),
-    sameCall: (site) => !changesArguments(site),
+    sameCall: (site) => !changesArguments(site) && !stepsIndex(site, ctx),
   };
+}
+
+/**
+ * `tryNode(index + 1)` into `function tryNode(index) { const node = nodes[index]; ... }`: the next item of a list, not
+ * the same call again (ioredis cluster's slot refresh falls back node by node). A count handed on one less
+ * (`makeRequest(options, retriesRemaining - 1)`) indexes nothing: it stays the same call.
+ */
+export function stepsIndex(site: Node, ctx: Context): boolean {
+  if (site.type !== 'CallExpression') return false;
+  const args = site.arguments as Node[];
+  const stepped = args.flatMap((a, i) =>
+    a.type === 'BinaryExpression' &&
+    ['+', '-'].includes(a.operator as string) &&
+    (a.right as Node).type === 'Literal' &&
+    typeof (a.right as Node).value === 'number'
+      ? [i]
+      : [],
+  );
+  if (stepped.length === 0) return false;
+  return entered(site, ctx).some((f) =>
+    stepped.some((i) => {
+      const name = paramName((f.params as Node[])[i]);
+      return (
+        name !== undefined &&
+        mentions(
+          bodyOf(f),
+          ctx.keys,
+          (m) =>
+            m.type === 'MemberExpression' &&
+            !!m.computed &&
+            (m.property as Node).type === 'Identifier' &&
+            (m.property as Node).name === name,
+        )
+      );
+    }),
+  );
 }
 
 /**

@@ -178,10 +178,23 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     if (p?.type === 'AssignmentExpression' && p.right === f && (p.left as Node).type === 'MemberExpression') {
       return holderOf((p.left as Node).object as Node, p);
     }
-    // `function Client() { this.connect(); }` with `Client.prototype.connect = ...`: the constructor's `this`.
+    // `function Client() { this.connect(); }` with `Client.prototype.connect = ...`, or `function Vhost() { this.init =
+    // function () {...} }`: the constructor's `this`, whose methods are its prototype's and those it assigns itself.
     const name = functionName(f);
-    return name !== undefined && members.has(`proto:${name}`) ? `proto:${name}` : undefined;
+    if (name === undefined) return undefined;
+    if (members.has(`proto:${name}`) || (f.type === 'FunctionDeclaration' && assignsMethods(f))) return `proto:${name}`;
+    return undefined;
   };
+
+  /** `this.init = function () {...}` in the function's own code: a constructor that gives its instance methods. */
+  const assignsMethods = (f: Node): boolean =>
+    owned(bodyOf(f), keys, { skipLoops: false, skipCallbacks: true }).some(
+      (n) =>
+        n.type === 'AssignmentExpression' &&
+        (n.left as Node).type === 'MemberExpression' &&
+        ((n.left as Node).object as Node).type === 'ThisExpression' &&
+        FUNCTIONS.has((n.right as Node).type),
+    );
 
   /** Whose methods `object.m` looks among: `this`, `self`, `$` (an object literal), `K.prototype`, `exports`. */
   function holderOf(object: Node, at: Node): Holder | undefined {
@@ -364,6 +377,33 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
       }
     }
   }
+  // `this.init = function (next) { open((err) => { if (err) return next(err); ... }) }` with `self.init((err) => ...)`:
+  // a call of a parameter enters what the file's calls of that function hand it there (rascal).
+  for (const owner of functions) {
+    for (const n of owned(bodyOf(owner), keys, { skipLoops: false, skipCallbacks: true })) {
+      if (n.type !== 'CallExpression' || (n.callee as Node).type !== 'Identifier') continue;
+      const name = (n.callee as Node).name as string;
+      let holder: Node | undefined = owner;
+      let at = -1;
+      for (; holder; holder = enclosingFunction(holder)) {
+        at = (holder.params as Node[]).findIndex((p) => p.type === 'Identifier' && p.name === name);
+        if (at >= 0) break;
+        if (resolve(name, n).length > 0) break;
+      }
+      if (!holder || at < 0) continue;
+      for (const e of into.get(holder) ?? []) {
+        if (e.kind !== 'call' || e.site.type !== 'CallExpression') continue;
+        const arg = (e.site.arguments as Node[])[at];
+        if (!arg || arg.type === 'SpreadElement') continue;
+        add(
+          owner,
+          n,
+          'call',
+          valueTargets(arg).filter((f) => goesOnWith(f, n)),
+        );
+      }
+    }
+  }
   const none: readonly Edge[] = [];
   return {
     functions,
@@ -371,6 +411,47 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     into: (fn) => into.get(fn) ?? none,
     valueTargets,
   };
+}
+
+/**
+ * Whether an error-first callback goes on with what `call` hands it: only a callback that first tells failure from
+ * success and leaves on one of them (`(err) => { if (err) return done(err); ... }`, `(err) => { if (!err) return;
+ * ... }`) is followed, on the side it goes on with: `next(err)` into the first, `next(null, x)` into the second, do
+ * not. One that goes on either way (a heartbeat's `(err, reply) => { if (err) log(err); done(); }`) is not followed:
+ * its success would come back too, a poll and not a retry (mongodb's monitor).
+ */
+function goesOnWith(callback: Node, call: Node): boolean {
+  const param = (callback.params as Node[] | undefined)?.[0];
+  const body = callback.body as Node;
+  const first = body.type === 'BlockStatement' ? (body.body as Node[])[0] : undefined;
+  if (param?.type !== 'Identifier' || first?.type !== 'IfStatement' || first.alternate) return false;
+  const leaves = (st: Node): boolean => {
+    const last = st.type === 'BlockStatement' ? (st.body as Node[]).at(-1) : st;
+    return last?.type === 'ReturnStatement' || last?.type === 'ThrowStatement';
+  };
+  if (!leaves(first.consequent as Node)) return false;
+  let test = first.test as Node;
+  let onError = true;
+  if (test.type === 'UnaryExpression' && test.operator === '!') {
+    test = test.argument as Node;
+    onError = false;
+  }
+  // `if (err)`, `if (err != null)`, `if (err !== null)`
+  const named = (t: Node) => t.type === 'Identifier' && t.name === param.name;
+  const asks =
+    named(test) ||
+    (test.type === 'BinaryExpression' &&
+      ['!=', '!=='].includes(test.operator as string) &&
+      named(test.left as Node) &&
+      (test.right as Node).type === 'Literal' &&
+      (test.right as Node).value === null);
+  if (!asks) return false;
+  const given = (call.arguments as Node[])[0];
+  const none =
+    !given ||
+    (given.type === 'Literal' && given.value === null) ||
+    (given.type === 'Identifier' && given.name === 'undefined');
+  return onError ? none : !none;
 }
 
 /** What the reading of a file is given: how to walk its nodes and what a name refers to. */

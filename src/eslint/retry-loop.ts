@@ -45,6 +45,7 @@ import {
   pointsElsewhere,
   remedies,
   requeues,
+  stepsIndex,
   resultPolarity,
   SCHEDULES,
   walksList,
@@ -597,6 +598,8 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
     }
     const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
     if ((walksList(spans, keys) && !requeues(c, keys)) || pointsElsewhere(c, keys)) continue;
+    // `tryNode(index + 1)` on the way back, `nodes[index]` in it: the next item of a list (ioredis cluster).
+    if ([...c.along, ...spans].some((n) => stepsIndex(n, ctx))) continue;
     return { node: c.at, kind: 'recursion', ...cycleProperties(c.attempt, c.path, c.route, ctx, c.along) };
   }
   return undefined;

@@ -6,6 +6,132 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: 'model look-alike: a heartbeat whose callback goes on whether the check failed or not (mongodb monitor)',
+    lang: 'cjs',
+    finds: [],
+    code: `
+function checkServer(monitor, callback) {
+  monitor.connection.command('hello').then(
+    (reply) => callback(undefined, reply),
+    (err) => {
+      monitor.connection = null;
+      callback(err);
+    },
+  );
+}
+function monitorServer(monitor) {
+  return (callback) => {
+    checkServer(monitor, (err, hello) => {
+      if (err) {
+        if (monitor.unknown) return callback();
+      }
+      monitor.last = hello;
+      callback();
+    });
+  };
+}
+class MonitorInterval {
+  constructor(fn, ms) {
+    this.fn = fn;
+    this.ms = ms;
+  }
+  run() {
+    this.fn(() => {
+      this.timer = setTimeout(() => this.run(), this.ms);
+    });
+  }
+}
+module.exports = { monitorServer, MonitorInterval };`,
+  },
+  {
+    name: 'model look-alike: an error-first callback that tries the next node of a list (tryNode(index + 1), ioredis cluster)',
+    lang: 'cjs',
+    finds: [],
+    code: `
+class Cluster {
+  getInfo(node, callback) {
+    node.command('CLUSTER SLOTS', (err, result) => {
+      if (err) return callback(err);
+      this.slots = result;
+      callback();
+    });
+  }
+  refresh(done) {
+    const nodes = this.pool.getNodes();
+    const self = this;
+    function tryNode(index) {
+      if (index === nodes.length) return done(new Error('all failed'));
+      const node = nodes[index];
+      self.getInfo(node, function (err) {
+        if (!err) return done();
+        self.emit('node error', err);
+        tryNode(index + 1);
+      });
+    }
+    tryNode(0);
+  }
+}
+module.exports = Cluster;`,
+  },
+  {
+    name: 'model: a constructor function that gives its instance methods (this.init = function), reached through self, its callback parameter called with the error (rascal)',
+    lang: 'cjs',
+    finds: ['require-retry-limit', 'require-transient-check'],
+    code: `
+const setTimeoutUnref = require('./set-timeout-unref');
+function Vhost(config) {
+  const self = this;
+  let connection;
+  this.init = function (next) { // <-
+    open(config, (err, conn) => {
+      if (err) return next(err);
+      connection = conn;
+      connection.on('error', (e) => handleError(e)); // <-
+      return next(null, self);
+    });
+    return self;
+  };
+  function handleError(err) {
+    connection = undefined;
+    self.emit('error', err);
+    retryConnection();
+  }
+  function retryConnection() {
+    self.init((err) => {
+      if (!err) return;
+      setTimeoutUnref(handleError.bind(null, err), 1000 + Math.random() * 1000);
+    });
+  }
+}
+module.exports = Vhost;`,
+  },
+  {
+    name: 'model look-alike: a callback parameter called with the result of a walk over a list, not the same call again',
+    lang: 'cjs',
+    finds: [],
+    code: `
+function Loader(files) {
+  const self = this;
+  this.load = function (i, next) {
+    read(files[i], (err, text) => {
+      if (err) return next(err);
+      return next(null, text);
+    });
+  };
+  this.all = function (done) {
+    let i = 0;
+    const each = (err, text) => {
+      if (err) return done(err);
+      i += 1;
+      if (i < files.length) self.load(i, each);
+      else done(null);
+    };
+    self.load(0, each);
+  };
+}
+module.exports = Loader;`,
+  },
+  {
     name: 'a state change the attempt makes anyway is no repair in its catch, and a count read in no code of the file is a limit out of reach (tedious)',
     lang: 'cjs',
     finds: ['require-jitter'],
