@@ -14,7 +14,7 @@
  * The next stage (cycles.ts) finds in it the cycles that leave a call through a failure and come back to it; the last
  * (properties.ts) reads the wait, jitter, limit and check along each.
  */
-import { callName, FUNCTIONS, type Node, nameOf, owned, refKey, type VisitorKeys, walk } from './ast';
+import { callName, FUNCTIONS, type Node, nameOf, owned, paramName, refKey, type VisitorKeys, walk } from './ast';
 import { fileIndex, foreignConstructions, memberTargets, thisAliasBlock } from './file-index';
 
 /** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
@@ -270,7 +270,11 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     if (v.type === 'CallExpression' && callName(v) === 'bind' && (v.callee as Node).type === 'MemberExpression') {
       return valueTargets((v.callee as Node).object as Node);
     }
-    if (v.type === 'Identifier') return resolve(v.name as string, v).filter((t) => FUNCTIONS.has(t.type));
+    if (v.type === 'Identifier') {
+      return resolve(v.name as string, v).flatMap((t) =>
+        FUNCTIONS.has(t.type) ? [t] : t.type === 'CallExpression' ? wrapped(t) : [],
+      );
+    }
     if (v.type !== 'MemberExpression') return [];
     // `this.#strategy = this.#createStrategy(options)`: the functions that method returns (@redis/client).
     const viaClass = memberTargets(v, index).flatMap((t) =>
@@ -279,6 +283,32 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     if (viaClass.length > 0) return viaClass;
     const name = memberName(v);
     return name === undefined ? [] : lookup(holderOf(v.object as Node, v), name);
+  }
+
+  /**
+   * `const failOnce = once(failed)` with `function once(cb) { return (...a) => { if (!called) cb(...a); }; }`: the
+   * function a wrapper of the file is handed, which the function it returns calls (launchdarkly-eventsource).
+   */
+  function wrapped(call: Node): Node[] {
+    if (returning.has(call)) return [];
+    returning.add(call);
+    try {
+      return calleeTargets(call).flatMap((f) => {
+        const params = (f.params as Node[]).map((p) => paramName(p));
+        return owned(bodyOf(f), keys, { skipLoops: false, skipCallbacks: true }).flatMap((n) => {
+          const value = n.type === 'ReturnStatement' ? (n.argument as Node | null) : undefined;
+          if (!value || !FUNCTIONS.has(value.type)) return [];
+          return owned(bodyOf(value), keys, { skipLoops: false, skipCallbacks: true }).flatMap((m) => {
+            const callee = m.type === 'CallExpression' ? (m.callee as Node) : undefined;
+            const at = callee?.type === 'Identifier' ? params.indexOf(callee.name as string) : -1;
+            const arg = at >= 0 ? (call.arguments as Node[])[at] : undefined;
+            return arg && arg.type !== 'SpreadElement' ? valueTargets(arg) : [];
+          });
+        });
+      });
+    } finally {
+      returning.delete(call);
+    }
   }
 
   /** The functions of the file that the functions `call` enters return: `return (n, err) => ...`. */

@@ -101,7 +101,13 @@ export function cycleProperties(
   // `this.retryLater(err)`: the error goes on under the next function's parameter name.
   for (const m of pathNodes) {
     if (m.type !== 'CallExpression') continue;
-    const at = (m.arguments as Node[]).findIndex((a) => a.type === 'Identifier' && errorNames.has(a.name as string));
+    // `failOnce({ message: err.message })`, `fail({ status: res.statusCode })`: the failure described is handed on too.
+    const described = (a: Node) =>
+      a.type === 'ObjectExpression' &&
+      mentions(a, keys, (x) => (x.type === 'Identifier' && errorNames.has(x.name as string)) || isStatusRef(x));
+    const at = (m.arguments as Node[]).findIndex(
+      (a) => (a.type === 'Identifier' && errorNames.has(a.name as string)) || described(a),
+    );
     if (at < 0) continue;
     for (const t of entered(m, ctx)) {
       const p = paramName((t.params as Node[])[at]);
@@ -867,7 +873,9 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     // `retryDelay(attempt, error)`: a delay computed from the error, not a look at whether to retry (fetch-retry).
     if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n)) && !WAIT_NAME.test(callName(n))) return true;
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
-    const callee = n.callee as Node;
+    let callee = n.callee as Node;
+    // `(config.errorFilter || defaultErrorFilter)(event)`: the option out of reach, or the default of the file.
+    if (callee.type === 'LogicalExpression' && (callee.right as Node).type === 'Identifier') callee = callee.right as Node;
     // Followed four calls deep: a listener hands the error to `this.#onSocketError(err)`, which hands it to
     // `this.#shouldReconnect(0, err)`, to a strategy, to `defaultReconnectStrategy(n, cause)`, which stops on `cause
     // instanceof SocketTimeoutError` (@redis/client).
@@ -959,6 +967,17 @@ function eachWayChecks(
   return each.find((c) => !c.checksError) ?? { checksError: true };
 }
 
+/** `new Event('error', err)`, `err ? new X(err) : y`: an object built around the error itself. */
+function wraps(value: Node, errorNames: ReadonlySet<string>): boolean {
+  if (value.type === 'ConditionalExpression') {
+    return wraps(value.consequent as Node, errorNames) || wraps(value.alternate as Node, errorNames);
+  }
+  return (
+    value.type === 'NewExpression' &&
+    (value.arguments as Node[]).some((a) => a.type === 'Identifier' && errorNames.has(a.name as string))
+  );
+}
+
 export const withAliases = (nodes: readonly Node[], names: Set<string>): Set<string> => {
   aliases(nodes, names);
   return names;
@@ -976,5 +995,7 @@ export function aliases(nodes: readonly Node[], errorNames: Set<string>): void {
     if (to?.type === 'Identifier' && from?.type === 'Identifier' && errorNames.has(from.name as string)) {
       errorNames.add(to.name as string);
     }
+    // `const event = error ? new Event('error', error) : new Event('end')`: the error wrapped is the error still.
+    if (to?.type === 'Identifier' && from && wraps(from, errorNames)) errorNames.add(to.name as string);
   }
 }

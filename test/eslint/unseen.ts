@@ -6,6 +6,47 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: 'model: a failure handler wrapped by a once() of the file, its failure described in an object and judged by a default filter (launchdarkly-eventsource)',
+    lang: 'cjs',
+    finds: ['require-retry-limit'],
+    code: `
+function once(cb) {
+  let called = false;
+  return (...params) => {
+    if (!called) {
+      called = true;
+      cb(...params);
+    }
+  };
+}
+function EventSource(url, config) {
+  let timer;
+  function defaultErrorFilter(error) {
+    if (error.status) return error.status === 503 || error.status === 504;
+    return true;
+  }
+  function failed(error) {
+    const event = error ? new Event('error', error) : new Event('end');
+    const shouldRetry = (config.errorFilter || defaultErrorFilter)(event);
+    if (shouldRetry) scheduleReconnect();
+  }
+  function scheduleReconnect() {
+    timer = setTimeout(() => connect(), 1000 * (0.5 + Math.random()));
+  }
+  function connect() { // <-
+    const failOnce = once(failed);
+    const req = http.request(url, (res) => {
+      if (res.statusCode !== 200) return failOnce({ status: res.statusCode });
+      res.on('data', (chunk) => this.emit('data', chunk));
+    });
+    req.on('error', (err) => failOnce({ message: err.message })); // <-
+    req.end();
+  }
+  connect();
+}
+module.exports = EventSource;`,
+  },
+  {
     name: 'model look-alike: a heartbeat whose callback goes on whether the check failed or not (mongodb monitor)',
     lang: 'cjs',
     finds: [],
