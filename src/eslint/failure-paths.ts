@@ -30,6 +30,7 @@ import {
   bodyOf,
   type Context,
   entered,
+  eventName,
   FAILURE_EVENTS,
   type FileModel,
   fileModel,
@@ -352,7 +353,7 @@ export function onFailurePath(
     if (FUNCTIONS.has(child.type) && p.type === 'CallExpression' && (p.arguments as Node[]).includes(child)) {
       const callee = calleeName(p);
       const args = p.arguments as Node[];
-      const event = args[0]?.type === 'Literal' ? String(args[0].value) : '';
+      const event = eventName(args[0]) ?? '';
       if (
         callee === 'catch' ||
         (callee === 'then' && args[1] === child) ||

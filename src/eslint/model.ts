@@ -60,6 +60,19 @@ export interface FileModel {
   readonly valueTargets: (value: Node) => Node[];
 }
 
+/**
+ * The event a listener call names: `'close'`, or the member of an events object out of reach whose name is one of the
+ * failure events (`WebsocketEvent.close`, `Events.ERROR`): its name, lower-cased (websocket-ts).
+ */
+export function eventName(arg: Node | undefined): string | undefined {
+  if (arg?.type === 'Literal') return String(arg.value);
+  if (arg?.type === 'MemberExpression' && !arg.computed) {
+    const name = nameOf(arg.property as Node)?.toLowerCase();
+    if (name !== undefined && FAILURE_EVENTS.has(name)) return name;
+  }
+  return undefined;
+}
+
 /** The events whose listeners run on a failure. */
 export const FAILURE_EVENTS = new Set(['error', 'close', 'disconnect', 'end']);
 /** Calls that add a listener: `on(event, f)`. */
@@ -375,7 +388,7 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
         const args = n.arguments as Node[];
         if (n.type === 'CallExpression') add(owner, n, 'call', calleeTargets(n));
         const name = n.type === 'CallExpression' ? callName(n) : '';
-        const event = args[0]?.type === 'Literal' ? String(args[0].value) : undefined;
+        const event = eventName(args[0]);
         args.forEach((a, i) => {
           // `off('close', onClose)`, `removeListener(...)`: a listener taken away is not run.
           if (a.type === 'SpreadElement' || UNLISTENS.test(name)) return;

@@ -164,6 +164,14 @@ export function cycleProperties(
       ) ||
       countHandedOn(all, ctx) ||
       countReadElsewhere(all, ctx) ||
+      // `schedule() { if (max === undefined || this.backoff.retries <= max) setTimeout(...) }`, a helper of the cycle:
+      // the wait is only set under a compared count (websocket-ts).
+      helperNodes.some(
+        (h) =>
+          h.type === 'IfStatement' &&
+          mentions(h.consequent as Node, keys, isWaitCall) &&
+          compares(h.test as Node, names, keys),
+      ) ||
       countsDown(fn, [...guards, ...pathNodes], ctx) ||
       [...helpers].some((h) => {
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });

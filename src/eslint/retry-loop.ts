@@ -57,6 +57,7 @@ import {
   type Context,
   enclosingFunction,
   entered,
+  eventName,
   FAILURE_EVENTS,
   functionName,
   LISTENS,
@@ -430,8 +431,7 @@ function failureReference(call: Node, matches: (arg: Node) => boolean): boolean 
   return arg !== undefined && !FUNCTIONS.has(arg.type) && matches(arg);
 }
 
-const isFailureEvent = (arg: Node | undefined): boolean =>
-  arg?.type === 'Literal' && FAILURE_EVENTS.has(String(arg.value));
+const isFailureEvent = (arg: Node | undefined): boolean => FAILURE_EVENTS.has(eventName(arg) ?? '');
 
 /**
  * The enclosing function that `call` enters again (a self-call, or itself handed to a scheduler), or undefined; only
@@ -619,7 +619,7 @@ function failureCallback(fn: Node): boolean {
   if (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(fn)) {
     const callee = calleeName(p) ?? '';
     const args = p.arguments as Node[];
-    const event = args[0]?.type === 'Literal' ? String(args[0].value) : '';
+    const event = eventName(args[0]) ?? '';
     return (
       callee === 'catch' ||
       (callee === 'then' && args[1] === fn) ||

@@ -6,6 +6,43 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: 'model: a close listener named by an events object (WebsocketEvent.close), the retry set only under a compared count in a helper (websocket-ts)',
+    lang: 'cjs',
+    finds: ['require-transient-check'],
+    code: `
+const events = require('./events');
+class Websocket {
+  constructor(url, options) {
+    this.url = url;
+    this.options = options;
+    this.handleClose = (event) => this.handleEvent(events.WebsocketEvent.close, event);
+    this.handleOpen = (event) => this.handleEvent(events.WebsocketEvent.open, event);
+  }
+  tryConnect() { // <-
+    this.ws = new WebSocket(this.url);
+    this.ws.addEventListener(events.WebsocketEvent.open, this.handleOpen);
+    this.ws.addEventListener(events.WebsocketEvent.close, this.handleClose);
+  }
+  handleEvent(type, event) {
+    switch (type) {
+      case events.WebsocketEvent.close:
+        this.scheduleRetry();
+        break;
+      case events.WebsocketEvent.retry:
+        this.tryConnect();
+        break;
+    }
+  }
+  scheduleRetry() {
+    const detail = { backoff: this.backoff.next(), retries: this.backoff.retries };
+    if (this.options.maxRetries === undefined || detail.retries <= this.options.maxRetries) {
+      this.timer = setTimeout(() => this.handleEvent(events.WebsocketEvent.retry, detail), detail.backoff);
+    }
+  }
+}
+module.exports = Websocket;`,
+  },
+  {
     name: 'model: a failure handler wrapped by a once() of the file, its failure described in an object and judged by a default filter (launchdarkly-eventsource)',
     lang: 'cjs',
     finds: ['require-retry-limit'],
