@@ -264,6 +264,9 @@ export async function byStatus(url) {
       '(0, g().catch)((e) => f())',
       'p.then /* a * b */ (ok, retry)',
       'p.then /*** x ***/ (ok, retry)',
+      'source.subscribe({ next: (v) => f(v), error: (e) => this.onError(e) })', // an observer's failure handler
+      'subscribe({ error: e => retry(e) })',
+      'subscribe({ error: function (e) { retry(e); } })',
     ]) {
       expect(mayRetry(code), code).toBe(true);
     }
@@ -273,6 +276,7 @@ export async function byStatus(url) {
       '// and then we catch up: see statusText',
       'const okay = x.okay; catchError(e); getStatus(); httpStatus; thenable(p)',
       "emit('closed'); onclosed = f",
+      'const o = { error: err, kind: Error }; let e: { error: Error };',
     ]) {
       expect(mayRetry(code), code).toBe(false);
     }

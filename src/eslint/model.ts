@@ -81,8 +81,11 @@ export const LISTENS = /^(on|once|addListener|addEventListener|prependListener)$
 const UNLISTENS = /^(off|removeListener|removeEventListener|removeAllListeners)$/;
 /** Timers that run a function once, later. */
 const TIMERS = /^(setTimeout|setImmediate|nextTick|queueMicrotask|requestAnimationFrame)$/;
-/** A handler in an options object run on a failure: `onclose`, `onError`, `onWebSocketClose` (`onSend` is not). */
-const FAILURE_HANDLER = /^on(?:(?:[A-Z]\w*)?(?:Close|Error|Disconnect|End)|close|error|disconnect|end)$/;
+/**
+ * A handler in an options object run on a failure: `onclose`, `onError`, `onWebSocketClose` (`onSend` is not), and an
+ * observer's `error` (`subscribe({ next, error, complete })`).
+ */
+const FAILURE_HANDLER = /^(?:on(?:(?:[A-Z]\w*)?(?:Close|Error|Disconnect|End)|close|error|disconnect|end)|error)$/;
 
 /** The name a function is called by: its own, or the variable or property it is assigned to. */
 export function functionName(fn: Node): string | undefined {

@@ -25,7 +25,7 @@ import {
 import type { FailurePath } from './cycles';
 import { fileIndex, isCounted, isScaledOnly, isThis, memberTargets } from './file-index';
 import { completions, leadsBack, offPath, sequence } from './flow';
-import { bodyOf, type Context, entered } from './model';
+import { bodyOf, type Context, entered, fileModel } from './model';
 
 /** What a retry has and lacks of the four elements: a wait, jitter on it, a limit, a check of the failure. */
 export interface Properties {
@@ -292,7 +292,18 @@ function determinism(
       (parent?.type === 'CallExpression' && parent.callee === n) ||
       (parent?.type === 'Property' && parent.key === n);
     if (n.type === 'Identifier' && !isName) {
-      see(ctx.resolve(n.name as string, n));
+      const values = ctx.resolve(n.name as string, n);
+      // `scheduleRetry(delay) { setTimeout(f, delay) }`: a parameter is what the file's calls hand it there (apollo's
+      // RetryLink hands it `this.delayFor(...)`, out of reach); one no call of the file hands anything stays a value.
+      // Any call handing it randomness makes it random, any handing a plain value fixed; only calls out of reach all
+      // (`this.delayFor(n)`) leave it unknown.
+      const handed = values.length === 0 ? (argumentsFor(n, ctx) ?? []) : [];
+      if (handed.length === 0) see(values);
+      else {
+        const each = handed.map((a) => determinism(a, ctx, depth + 1, seen));
+        const inner = each.includes('random') ? 'random' : each.includes('fixed') ? 'fixed' : 'unknown';
+        if (inner === 'random' || verdict === 'fixed') verdict = inner;
+      }
     }
     // `interval - (Date.now() - started)`: the clock is no randomness; clients that failed together read the same one.
     if (isClockCall(n)) return false;
@@ -314,6 +325,25 @@ function determinism(
     return true;
   });
   return verdict;
+}
+
+/**
+ * For a parameter `n` of a function, the arguments the file's calls of that function hand it; undefined when `n` is
+ * no parameter.
+ */
+function argumentsFor(n: Node, ctx: Context): Node[] | undefined {
+  for (let f = n.parent; f; f = f.parent) {
+    if (!FUNCTIONS.has(f.type)) continue;
+    const at = (f.params as Node[]).findIndex((p) => p.type === 'Identifier' && p.name === n.name);
+    if (at < 0) continue;
+    return fileModel(f, ctx.keys, ctx.resolve)
+      .into(f)
+      .flatMap((e) => {
+        const arg = e.kind === 'call' && e.site.type === 'CallExpression' ? (e.site.arguments as Node[])[at] : undefined;
+        return arg && arg.type !== 'SpreadElement' ? [arg] : [];
+      });
+  }
+  return undefined;
 }
 
 // The limit: a counter stepped and compared, a deadline, a count handed back one less.

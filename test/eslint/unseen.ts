@@ -6,6 +6,44 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: "model: an observer's error handler retries through a timer, its delay a parameter the file hands from a function out of reach (apollo RetryLink)",
+    finds: ['require-transient-check'],
+    code: `
+export class RetryableOperation {
+  retryCount = 0;
+  constructor(observer, operation, forward, delayFor, retryIf) {
+    this.observer = observer;
+    this.operation = operation;
+    this.forward = forward;
+    this.delayFor = delayFor;
+    this.retryIf = retryIf;
+    this.try();
+  }
+  try() { // <-
+    this.subscription = this.forward(this.operation).subscribe({
+      next: (result) => this.observer.next(result),
+      error: (error) => this.onError(error, () => this.observer.error(error)),
+      complete: () => this.observer.complete(),
+    });
+  }
+  onError = async (error, onContinue) => {
+    this.retryCount += 1;
+    const shouldRetry = await this.retryIf(this.retryCount, this.operation);
+    if (shouldRetry) {
+      this.scheduleRetry(this.delayFor(this.retryCount, this.operation));
+      return;
+    }
+    onContinue();
+  };
+  scheduleRetry(delay) {
+    this.timerId = setTimeout(() => {
+      this.timerId = undefined;
+      this.try();
+    }, delay);
+  }
+}`,
+  },
+  {
     name: 'model: a close listener named by an events object (WebsocketEvent.close), the retry set only under a compared count in a helper (websocket-ts)',
     lang: 'cjs',
     finds: ['require-transient-check'],
