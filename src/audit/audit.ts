@@ -139,6 +139,8 @@ const GAP = String.raw`(?:\s|\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\/|\/\/[^\n]*\n)*`;
 const MAY_RETRY = new RegExp(
   String.raw`\b(?:catch|then)${GAP}(?:(?:\?\.|!)${GAP})?[(<{)]|\.\s*#?ok\b|\bstatus(?:Code)?\b|` +
     String.raw`\bon(?:close|error|disconnect|end)\b|['"\`](?:close|error|disconnect|end|timeout)['"\`]|` +
+    // A retry library imported or required (src/eslint/libraries.ts reads how it is set up).
+    String.raw`['"\`](?:p-retry|promise-retry|async-retry|exponential-backoff|axios-retry)['"\`]|` +
     // An observer's failure handler: `subscribe({ next, error: (e) => ... })` (apollo's RetryLink).
     String.raw`\berror${GAP}:${GAP}(?:\(|[\w$]+${GAP}=>|function\b)|` +
     // A node-style callback's `if (err)` (the rules' nodeStyleError names), read as a failure branch.

@@ -339,7 +339,8 @@ function argumentsFor(n: Node, ctx: Context): Node[] | undefined {
     return fileModel(f, ctx.keys, ctx.resolve)
       .into(f)
       .flatMap((e) => {
-        const arg = e.kind === 'call' && e.site.type === 'CallExpression' ? (e.site.arguments as Node[])[at] : undefined;
+        const arg =
+          e.kind === 'call' && e.site.type === 'CallExpression' ? (e.site.arguments as Node[])[at] : undefined;
         return arg && arg.type !== 'SpreadElement' ? [arg] : [];
       });
   }
@@ -913,7 +914,8 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
     let callee = n.callee as Node;
     // `(config.errorFilter || defaultErrorFilter)(event)`: the option out of reach, or the default of the file.
-    if (callee.type === 'LogicalExpression' && (callee.right as Node).type === 'Identifier') callee = callee.right as Node;
+    if (callee.type === 'LogicalExpression' && (callee.right as Node).type === 'Identifier')
+      callee = callee.right as Node;
     // Followed four calls deep: a listener hands the error to `this.#onSocketError(err)`, which hands it to
     // `this.#shouldReconnect(0, err)`, to a strategy, to `defaultReconnectStrategy(n, cause)`, which stops on `cause
     // instanceof SocketTimeoutError` (@redis/client).

@@ -45,9 +45,9 @@ import {
   pointsElsewhere,
   remedies,
   requeues,
-  stepsIndex,
   resultPolarity,
   SCHEDULES,
+  stepsIndex,
   walksList,
 } from './failure-paths';
 import { fileIndex } from './file-index';
@@ -86,9 +86,11 @@ export type { Resolve };
 
 /** One retry found, and what it has and lacks of the four elements; each rule reports one missing element. */
 export interface RetryShape extends Properties {
-  /** The loop statement or the recursive function. */
+  /** The loop statement, the recursive function, or the call of a retry library (libraries.ts). */
   readonly node: Node;
-  readonly kind: 'loop' | 'recursion';
+  readonly kind: 'loop' | 'recursion' | 'library';
+  /** For a retry library's call: what its defaults or its options leave out, for the report. */
+  readonly setup?: string;
 }
 
 /** The failure paths of a loop body, if it is a retry: catch clauses and status checks that lead back. */

@@ -4,6 +4,7 @@
  */
 import type { Rule, Scope } from 'eslint';
 import { FUNCTIONS, LOOPS, type Node } from './ast';
+import { librarySetup } from './libraries';
 import { type RetryShape, recursiveCaller, retryCycle, retryLoop, retryOpenCycle, retryRecursion } from './retry-loop';
 
 /** One rule's definition: what it checks, and what it says when the element is missing. */
@@ -67,7 +68,11 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
             messageId: spec.name,
             data: {
               ...spec.words?.(shape),
-              byName: byName.length === 0 ? '' : ` (assumed, its code out of reach: ${byName.join('; ')})`,
+              byName: shape.setup
+                ? ` (${shape.setup})`
+                : byName.length === 0
+                  ? ''
+                  : ` (assumed, its code out of reach: ${byName.join('; ')})`,
             },
           });
         }
@@ -78,6 +83,9 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       visitors.CallExpression = (node: Node) => {
         const fn = recursiveCaller(node, ctx);
         if (fn) check(retryRecursion(fn, ctx));
+        // A retry library set up with defaults or options that lack an element (libraries.ts).
+        const setup = librarySetup(node, ctx);
+        if (setup) check({ node, kind: 'library', ...setup });
       };
       // A retry through other functions of the file (a method that schedules the attempt again) is found from the
       // attempt: each named function or method is followed along its failure paths.
