@@ -312,11 +312,46 @@ function listenerPath(
 }
 
 /** The callback's error a test asks for: `err`, or one side of an `&&` (`err && n < 5`): the branch runs on a failure. */
-function testedError(test: Node): Node | undefined {
+function testedError(test: Node, keys: VisitorKeys): Node | undefined {
   if (test.type === 'LogicalExpression' && test.operator === '&&') {
-    return testedError(test.left as Node) ?? testedError(test.right as Node);
+    return testedError(test.left as Node, keys) ?? testedError(test.right as Node, keys);
   }
-  return nodeStyleError(test) ? test : undefined;
+  return nodeStyleError(test) ? test : classifiedError(test, keys);
+}
+
+/**
+ * `var mustRetry = await this.retryStrategy(err, response, body); if (mustRetry && ...)`: in a node-style callback,
+ * the answer of a call handed the callback's error tells the failure branch, as `if (err)` does (requestretry). The
+ * callback's error is returned: the way back asks about it through that call.
+ */
+function classifiedError(test: Node, keys: VisitorKeys): Node | undefined {
+  if (test.type !== 'Identifier') return undefined;
+  for (let p = test.parent; p; p = p.parent) {
+    if (!FUNCTIONS.has(p.type)) continue;
+    const first = (p.params as Node[])[0];
+    // handed to a call, as it is or bound: `request(opts, function (err, res) {...}.bind(this))`
+    const handed =
+      p.parent?.type === 'CallExpression' ||
+      (p.parent?.type === 'MemberExpression' &&
+        nameOf(p.parent.property as Node) === 'bind' &&
+        p.parent.parent?.type === 'CallExpression');
+    if (first?.type !== 'Identifier' || !handed || !/^(e|err|error)$|Err/.test(first.name as string)) return undefined;
+    const body = p.body as Node;
+    const declared = (body.type === 'BlockStatement' ? (body.body as Node[]) : []).flatMap((st) =>
+      st.type === 'VariableDeclaration' ? (st.declarations as Node[]) : [],
+    );
+    const decl = declared.find((d) => (d.id as Node).type === 'Identifier' && (d.id as Node).name === test.name);
+    const handedError = (n: Node) =>
+      n.type === 'CallExpression' &&
+      (n.arguments as Node[]).some((a) => a.type === 'Identifier' && a.name === first.name);
+    let found = false;
+    walk((decl?.init as Node | null) ?? first, keys, (n) => {
+      if (handedError(n)) found = true;
+      return !found;
+    });
+    return found ? first : undefined;
+  }
+  return undefined;
 }
 
 /** `(err) => { if (err) ... }`: a node-style callback's error parameter, tested. */
@@ -374,7 +409,7 @@ export function onFailurePath(
     }
     if (p.type === 'IfStatement' && child !== p.test) {
       const test = p.test as Node;
-      const error = testedError(test);
+      const error = testedError(test, keys);
       const polarity = statusPolarity(test) ?? (error ? 'failure' : undefined);
       if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
         if (remedies(child, keys, name, exempt, along)) return undefined;
@@ -399,7 +434,17 @@ export function walksList(nodes: readonly Node[], keys: VisitorKeys): boolean {
       return true;
     });
   }
-  // `front = front.next`: it walks a linked list, the next item each time.
+  // `front = front.next`: it walks a linked list, the next item each time. Not `mustRetry = mustRetry.mustRetry` of
+  // `var mustRetry = await strategy(err)`: an answer unwrapped (requestretry).
+  const answers = new Set(
+    nodes.flatMap((n) => {
+      let init = n.type === 'VariableDeclarator' ? (n.init as Node | null) : null;
+      while (init?.type === 'AwaitExpression') init = init.argument as Node;
+      return init?.type === 'CallExpression' && (n.id as Node).type === 'Identifier'
+        ? [(n.id as Node).name as string]
+        : [];
+    }),
+  );
   const linked = nodes.some(
     (n) =>
       n.type === 'AssignmentExpression' &&
@@ -407,7 +452,8 @@ export function walksList(nodes: readonly Node[], keys: VisitorKeys): boolean {
       (n.right as Node).type === 'MemberExpression' &&
       !(n.right as Node).computed &&
       refKey(n.left as Node) !== undefined &&
-      refKey(n.left as Node) === refKey((n.right as Node).object as Node),
+      refKey(n.left as Node) === refKey((n.right as Node).object as Node) &&
+      !answers.has(refKey(n.left as Node) as string),
   );
   if (linked) return true;
   return nodes.some(

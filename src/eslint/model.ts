@@ -186,7 +186,8 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
   /** Who `this` is inside `fn` (an arrow's is its enclosing function's). */
   const thisHolder = (fn: Node | undefined): Holder | undefined => {
     let f = fn;
-    while (f?.type === 'ArrowFunctionExpression') f = enclosingFunction(f);
+    // An arrow's `this` is its enclosing function's, and so is a function's bound to it: `function () {}.bind(this)`.
+    while (f?.type === 'ArrowFunctionExpression' || (f && boundToThis(f))) f = enclosingFunction(f);
     if (!f) return undefined;
     const p = f.parent;
     if (p?.type === 'MethodDefinition' || p?.type === 'PropertyDefinition') return p.parent?.parent ?? undefined;
@@ -271,6 +272,18 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
   /** Functions a value written at an assignment is: inline, or a function of the file named. */
   function functionsOf(value: Node): Node[] {
     if (FUNCTIONS.has(value.type)) return [value];
+    // `this.delayStrategy = isFunction(options.delayStrategy) ? options.delayStrategy : function () {...}`: the
+    // function of the file, the default of an option (requestretry).
+    if (value.type === 'ConditionalExpression' || value.type === 'LogicalExpression') {
+      const sides =
+        value.type === 'ConditionalExpression'
+          ? [value.consequent as Node, value.alternate as Node]
+          : [value.left as Node, value.right as Node];
+      const own = sides.filter((side) => FUNCTIONS.has(side.type));
+      return own.length === 1 && sides.every((side) => own.includes(side) || side.type === 'MemberExpression')
+        ? own
+        : [];
+    }
     if (value.type === 'Identifier') return resolve(value.name as string, value).filter((t) => FUNCTIONS.has(t.type));
     return [];
   }
@@ -498,6 +511,21 @@ function goesOnWith(callback: Node, call: Node): boolean {
     (given.type === 'Literal' && given.value === null) ||
     (given.type === 'Identifier' && given.name === 'undefined');
   return onError ? none : !none;
+}
+
+/** `function (err) { ... }.bind(this)`: a function expression bound to the `this` it is written under. */
+function boundToThis(f: Node): boolean {
+  const member = f.parent;
+  const call = member?.parent;
+  return (
+    f.type === 'FunctionExpression' &&
+    member?.type === 'MemberExpression' &&
+    member.object === f &&
+    nameOf(member.property as Node) === 'bind' &&
+    call?.type === 'CallExpression' &&
+    call.callee === member &&
+    (call.arguments as Node[])[0]?.type === 'ThisExpression'
+  );
 }
 
 /** What the reading of a file is given: how to walk its nodes and what a name refers to. */

@@ -308,13 +308,22 @@ function determinism(
     // `interval - (Date.now() - started)`: the clock is no randomness; clients that failed together read the same one.
     if (isClockCall(n)) return false;
     if (n.type === 'CallExpression') {
-      const callee = n.callee as Node;
+      let callee = n.callee as Node;
+      // `this.delayStrategy.call(this, err)`: the function called.
+      if (callee.type === 'MemberExpression' && ['call', 'apply'].includes(nameOf(callee.property as Node) ?? '')) {
+        callee = callee.object as Node;
+      }
       if (!(callee.type === 'MemberExpression' && refKey(callee.object as Node) === 'Math')) {
         // `this.nextDelay()`, `this.backoff.duration()`: a method of the file is read, not taken as unknown.
-        const targets =
+        let targets = (
           callee.type === 'Identifier'
             ? ctx.resolve(callee.name as string, n)
-            : memberTargets(callee, fileIndex(n, ctx.keys));
+            : memberTargets(callee, fileIndex(n, ctx.keys))
+        ).flatMap(byDefault);
+        // `this.delayStrategy` given by a constructor function or a prototype: the model's methods.
+        if (targets.length === 0 && callee.type === 'MemberExpression') {
+          targets = fileModel(n, ctx.keys, ctx.resolve).valueTargets(callee);
+        }
         // `const { retryDelay } = state; retryDelay(n)`: a name bound to no function the file shows is out of reach,
         // not the object it was taken from.
         const seen = targets.some((t) => FUNCTIONS.has(t.type) || t.type === 'MethodDefinition');
@@ -325,6 +334,22 @@ function determinism(
     return true;
   });
   return verdict;
+}
+
+/**
+ * `isFunction(options.delayStrategy) ? options.delayStrategy : function () { return this.retryDelay; }`: a function
+ * the caller may give, else one of the file: the retry as set up by default is the file's function (requestretry).
+ */
+function byDefault(value: Node): Node[] {
+  if (value.type !== 'ConditionalExpression' && value.type !== 'LogicalExpression') return [value];
+  const sides =
+    value.type === 'ConditionalExpression'
+      ? [value.consequent as Node, value.alternate as Node]
+      : [value.left as Node, value.right as Node];
+  const own = sides.filter((side) => FUNCTIONS.has(side.type));
+  return own.length === 1 && sides.every((side) => own.includes(side) || side.type === 'MemberExpression')
+    ? own
+    : [value];
 }
 
 /**

@@ -6,6 +6,60 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: "model: a bound callback's retry decided by a strategy handed the error, its delay an option whose default is the file's fixed function (requestretry)",
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+function Request(options, config) {
+  this.maxAttempts = config.maxAttempts;
+  this.retryDelay = config.retryDelay;
+  this.retryStrategy = isFunction(options.retryStrategy) ? options.retryStrategy : strategies.HTTPOrNetworkError;
+  this.delayStrategy = isFunction(options.delayStrategy)
+    ? options.delayStrategy
+    : function () {
+        return this.retryDelay;
+      };
+}
+Request.prototype._tryUntilFail = function () { // <-
+  this.maxAttempts--;
+  this._req = send(this.options, async function (err, response) {
+    var mustRetry = await Promise.resolve(this.retryStrategy(err, response));
+    if (isObject(mustRetry) && has(mustRetry, 'mustRetry')) {
+      mustRetry = mustRetry.mustRetry;
+    }
+    if (mustRetry && this.maxAttempts > 0) {
+      this._timeout = setTimeout(this._tryUntilFail.bind(this), this.delayStrategy.call(this, err, response));
+      return;
+    }
+    this.reply(err, response);
+  }.bind(this));
+};
+module.exports = Request;`,
+  },
+  {
+    name: 'look-alike: the same retry with a delay strategy the caller must give (no default of the file) is not called fixed',
+    lang: 'cjs',
+    finds: [],
+    code: `
+function Request(options, config) {
+  this.maxAttempts = config.maxAttempts;
+  this.retryStrategy = options.retryStrategy;
+  this.delayStrategy = options.delayStrategy;
+}
+Request.prototype._tryUntilFail = function () {
+  this.maxAttempts--;
+  this._req = send(this.options, async function (err, response) {
+    var mustRetry = await this.retryStrategy(err, response);
+    if (mustRetry && this.maxAttempts > 0) {
+      this._timeout = setTimeout(this._tryUntilFail.bind(this), this.delayStrategy.call(this, err, response));
+      return;
+    }
+    this.reply(err, response);
+  }.bind(this));
+};
+module.exports = Request;`,
+  },
+  {
     name: "model: an observer's error handler retries through a timer, its delay a parameter the file hands from a function out of reach (apollo RetryLink)",
     finds: ['require-transient-check'],
     code: `
