@@ -535,6 +535,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     const path =
       onFailurePath(n, fn, keys, name) ??
       nullFailure(n, fn, ctx, name) ??
+      handedOnFailure(n, fn, nodes) ??
       (failureReference(n, (a) => a.type === 'Identifier' && a.name === name) || back ? { handler: n } : undefined);
     if (!path || (calleeName(n) === name && changesInput(n, fn, keys))) continue;
     again.push(n);
@@ -568,6 +569,23 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
     ...errorCheck([...nodes, ...viaCallback], withAliases(nodes, errorNames), ctx),
   };
+}
+
+/**
+ * `const onError = async (err) => { ...; return makeAttempt(); }; return attemptFunc().catch(onError);` inside
+ * `makeAttempt`: the self-call sits in a function of the attempt handed where only a failure runs it (@lifeomic/attempt).
+ */
+function handedOnFailure(call: Node, fn: Node, nodes: readonly Node[]): FailurePath | undefined {
+  let g = call.parent;
+  while (g && g !== fn && !FUNCTIONS.has(g.type)) g = g.parent;
+  if (!g || g === fn || g.parent?.type !== 'VariableDeclarator') return undefined;
+  const id = g.parent.id as Node;
+  if (id.type !== 'Identifier') return undefined;
+  const named = (a: Node) => a.type === 'Identifier' && a.name === id.name;
+  if (!nodes.some((m) => m.type === 'CallExpression' && failureReference(m, named))) return undefined;
+  const param = (g.params as Node[])[0];
+  const body = g.body as Node;
+  return param?.type === 'Identifier' ? { errorName: param.name as string, handler: body } : { handler: body };
 }
 
 const cycles = new WeakMap<Node, RetryShape | null>();

@@ -6,6 +6,27 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: "recursion: the self-call in the attempt's own error handler, a local function handed to .catch() (@lifeomic/attempt)",
+    finds: ['require-transient-check'],
+    code: `
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export async function retry(attemptFunc, options) {
+  const context = { attemptNum: 0, attemptsRemaining: options.maxAttempts };
+  async function makeAttempt() { // <-
+    const onError = async (err) => {
+      if (options.handleError) await options.handleError(err, context);
+      if (context.attemptsRemaining === 0) throw err;
+      context.attemptNum++;
+      await sleep(options.delay * (0.5 + Math.random()));
+      return makeAttempt();
+    };
+    context.attemptsRemaining--;
+    return attemptFunc(context).catch(onError);
+  }
+  return makeAttempt();
+}`,
+  },
+  {
     name: "model: a bound callback's retry decided by a strategy handed the error, its delay an option whose default is the file's fixed function (requestretry)",
     lang: 'cjs',
     finds: ['require-jitter'],
