@@ -249,10 +249,9 @@ function alsoOnItsWay(call: Node, body: Node, keys: VisitorKeys): boolean {
  * `if (typeof o.f === 'function') o.f()`, inside `body`.
  */
 function optionalCall(call: Node, body: Node, keys: VisitorKeys): boolean {
-  let callee = call.callee as Node;
+  // `f?.()` and `o.f?.()`: the call itself is optional (inside its ChainExpression).
   if (call.optional) return true;
-  if (callee.type === 'ChainExpression') callee = callee.expression as Node;
-  if ((callee as Node & { optional?: boolean }).optional) return true;
+  const callee = call.callee as Node;
   const key = refKey(callee);
   if (key === undefined) return false;
   const testsCallee = (test: Node) => mentions(test, keys, (m) => m !== callee && refKey(m) === key);

@@ -198,9 +198,8 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     // `function Client() { this.connect(); }` with `Client.prototype.connect = ...`, or `function Vhost() { this.init =
     // function () {...} }`: the constructor's `this`, whose methods are its prototype's and those it assigns itself.
     const name = functionName(f);
-    if (name === undefined) return undefined;
-    if (members.has(`proto:${name}`) || (f.type === 'FunctionDeclaration' && assignsMethods(f))) return `proto:${name}`;
-    return undefined;
+    const constructs = members.has(`proto:${name}`) || (f.type === 'FunctionDeclaration' && assignsMethods(f));
+    return name !== undefined && constructs ? `proto:${name}` : undefined;
   };
 
   /** `this.init = function () {...}` in the function's own code: a constructor that gives its instance methods. */

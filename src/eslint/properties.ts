@@ -684,7 +684,6 @@ function countReadElsewhere(nodes: readonly Node[], ctx: Context): boolean {
           : undefined;
     if (target?.type !== 'MemberExpression' || !isThis(target.object as Node) || target.computed) continue;
     const name = nameOf(target.property as Node);
-    if (name === undefined) continue;
     let read = false;
     walk(programOf(n), ctx.keys, (m) => {
       if (read) return false;

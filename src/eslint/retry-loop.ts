@@ -576,16 +576,13 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
  * `makeAttempt`: the self-call sits in a function of the attempt handed where only a failure runs it (@lifeomic/attempt).
  */
 function handedOnFailure(call: Node, fn: Node, nodes: readonly Node[]): FailurePath | undefined {
-  let g = call.parent;
-  while (g && g !== fn && !FUNCTIONS.has(g.type)) g = g.parent;
-  if (!g || g === fn || g.parent?.type !== 'VariableDeclarator') return undefined;
-  const id = g.parent.id as Node;
-  if (id.type !== 'Identifier') return undefined;
-  const named = (a: Node) => a.type === 'Identifier' && a.name === id.name;
-  if (!nodes.some((m) => m.type === 'CallExpression' && failureReference(m, named))) return undefined;
-  const param = (g.params as Node[])[0];
-  const body = g.body as Node;
-  return param?.type === 'Identifier' ? { errorName: param.name as string, handler: body } : { handler: body };
+  let g = call.parent as Node;
+  while (g !== fn && !FUNCTIONS.has(g.type)) g = g.parent as Node;
+  // The function the self-call is in, declared by name in the attempt (`const onError = ...`).
+  const name = g !== fn && g.parent?.type === 'VariableDeclarator' ? paramName(g.parent.id as Node) : undefined;
+  const named = (a: Node) => a.type === 'Identifier' && a.name === name;
+  if (!name || !nodes.some((m) => m.type === 'CallExpression' && failureReference(m, named))) return undefined;
+  return { errorName: paramName((g.params as Node[])[0]) ?? '', handler: g.body as Node };
 }
 
 const cycles = new WeakMap<Node, RetryShape | null>();

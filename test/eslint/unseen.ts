@@ -6,6 +6,79 @@ import type { Sample } from './samples';
 
 export const unseen: readonly Sample[] = [
   {
+    name: "edges of this session's shapes: a count stepped by += or 1 + n, a field counted with += and read nowhere, an option || a default function, an error wrapped in a conditional",
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+class Poller {
+  constructor(options) {
+    this.delayFor = options.delayFor || function () {
+      return 1000;
+    };
+  }
+  async run(url) {
+    let left = 3;
+    let tries = 0;
+    while (left > 0) { // <-
+      try {
+        return await fetch(url);
+      } catch (err) {
+        left -= 1;
+        tries = 1 + tries;
+        this.failures += 1;
+        const wrapped = err ? new Failure(err) : new Failure('unknown');
+        if (isTransient(wrapped) && left > 0) {
+          await new Promise((resolve) => setTimeout(resolve, this.delayFor(tries)));
+        } else {
+          throw wrapped;
+        }
+      }
+    }
+  }
+}
+module.exports = Poller;`,
+  },
+  {
+    name: "look-alikes of this session's shapes: a wrapper of itself, a parameter call with nothing handed, a strategy answer not handed the error, a local failure handler nobody hands on",
+    lang: 'cjs',
+    finds: [],
+    code: `
+function once(cb) {
+  let called = false;
+  return (...a) => {
+    if (!called) {
+      called = true;
+      cb(...a);
+    }
+  };
+}
+const loop = once(loop);
+function Vhost() {
+  this.init = function (next) {
+    open((err) => {
+      if (err) return next(err);
+      return next();
+    });
+  };
+  this.ping = function () {
+    self.init();
+  };
+  const self = this;
+}
+function fetchAll(urls, done) {
+  get(urls[0], (err, res) => {
+    const again = res && res.status >= 500;
+    if (again) return setTimeout(() => fetchAll(urls.slice(1), done), 100);
+    done(err, res);
+  });
+}
+function attempt(f) {
+  const onError = (e) => attempt(f);
+  return f();
+}
+module.exports = { loop, Vhost, fetchAll, attempt };`,
+  },
+  {
     name: "recursion: the self-call in the attempt's own error handler, a local function handed to .catch() (@lifeomic/attempt)",
     finds: ['require-transient-check'],
     code: `
@@ -447,6 +520,7 @@ export async function get(url, opts) {
         opts.callback(left);
       }
       opts.onFail?.(e);
+      opts.log && opts.log(left);
       if (left === 1) throw e;
     }
   }
