@@ -10,6 +10,7 @@
  * function throws, and a caller can throw a permanent error past it (p-retry's AbortError, `bail`).
  */
 import { type Node, nameOf } from './ast';
+import { importOf } from './imports';
 import type { Context } from './model';
 import type { Properties } from './properties';
 
@@ -100,89 +101,11 @@ const LIBRARIES: Readonly<Record<string, Library>> = {
   },
 };
 
-/** The call's callee past `(0, x.default)(...)` and `x!`. */
-function calleeOf(call: Node): Node {
-  let callee = call.callee as Node;
-  while (callee.type === 'SequenceExpression' || callee.type === 'TSNonNullExpression') {
-    callee = (callee.type === 'SequenceExpression' ? (callee.expressions as Node[]).at(-1) : callee.expression) as Node;
-  }
-  return callee;
-}
-
-/** `require('p-retry')`, `__importDefault(require('p-retry'))`: the module required, or undefined. */
-function required(n: Node | null | undefined): string | undefined {
-  if (!n) return undefined;
-  if (n.type !== 'CallExpression') return undefined;
-  const callee = n.callee as Node;
-  const first = (n.arguments as Node[])[0];
-  if (callee.type === 'Identifier' && callee.name === 'require') {
-    return first?.type === 'Literal' && typeof first.value === 'string' ? first.value : undefined;
-  }
-  // `__importDefault(require('x'))`, `_interopRequireDefault(require('x'))`
-  return (n.arguments as Node[]).length === 1 ? required(first) : undefined;
-}
-
-const programOf = (node: Node): Node => {
-  let top = node;
-  while (top.parent) top = top.parent;
-  return top;
-};
-
-/**
- * The module and export a name is bound to at the top of the file: `import pRetry from 'p-retry'` (default),
- * `import { backOff } from 'exponential-backoff'`, `const pRetry = require('p-retry')` (default),
- * `const { backOff } = require(...)`, `const p_retry_1 = __importDefault(require('p-retry'))` (the module object).
- */
-function binding(name: string, program: Node): { module: string; exported: string | 'module' } | undefined {
-  for (const st of program.body as Node[]) {
-    if (st.type === 'ImportDeclaration') {
-      for (const s of st.specifiers as Node[]) {
-        if ((s.local as Node).name !== name) continue;
-        const module = String((st.source as Node).value);
-        if (s.type === 'ImportDefaultSpecifier') return { module, exported: 'default' };
-        if (s.type === 'ImportNamespaceSpecifier') return { module, exported: 'module' };
-        return { module, exported: nameOf(s.imported as Node) ?? '' };
-      }
-    }
-    if (st.type !== 'VariableDeclaration') continue;
-    for (const d of st.declarations as Node[]) {
-      const module = required(d.init as Node | null);
-      if (module === undefined) continue;
-      const id = d.id as Node;
-      if (id.type === 'Identifier' && id.name === name) {
-        // `require('p-retry')` is the function (CommonJS); `__importDefault(require(...))` the module object.
-        const wrapped =
-          (d.init as Node).type === 'CallExpression' && ((d.init as Node).callee as Node).type !== 'Identifier';
-        const plain =
-          ((d.init as Node).callee as Node | undefined)?.type === 'Identifier' &&
-          ((d.init as Node).callee as Node).name === 'require';
-        return { module, exported: plain && !wrapped ? 'default' : 'module' };
-      }
-      if (id.type === 'ObjectPattern') {
-        for (const p of id.properties as Node[]) {
-          if (p.type === 'Property' && (p.value as Node).type === 'Identifier' && (p.value as Node).name === name) {
-            return { module, exported: nameOf(p.key as Node) ?? '' };
-          }
-        }
-      }
-    }
-  }
-  return undefined;
-}
-
 /** Which library a call runs, and its export's name there; undefined for any other call. */
 function libraryOf(call: Node): Library | undefined {
-  const callee = calleeOf(call);
-  const program = programOf(call);
-  let found: { module: string; exported: string } | undefined;
-  if (callee.type === 'Identifier') found = binding(callee.name as string, program);
-  else if (callee.type === 'MemberExpression' && !callee.computed && (callee.object as Node).type === 'Identifier') {
-    const outer = binding((callee.object as Node).name as string, program);
-    if (outer?.exported === 'module') found = { module: outer.module, exported: nameOf(callee.property as Node) ?? '' };
-  }
-  if (!found) return undefined;
-  const library = LIBRARIES[found.module];
-  return library && found.exported === library.exported ? library : undefined;
+  const found = importOf(call);
+  const library = found ? LIBRARIES[found.module] : undefined;
+  return library && found?.exported === library.exported ? library : undefined;
 }
 
 /** The options as written at the call: absent (all defaults), an object literal of plain keys, or unknown. */

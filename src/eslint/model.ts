@@ -16,6 +16,7 @@
  */
 import { callName, FUNCTIONS, type Node, nameOf, owned, paramName, refKey, type VisitorKeys, walk } from './ast';
 import { fileIndex, foreignConstructions, memberTargets, thisAliasBlock } from './file-index';
+import type { Files } from './imports';
 
 /** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
 export type Resolve = (name: string, at: Node) => readonly Node[];
@@ -531,6 +532,8 @@ function boundToThis(f: Node): boolean {
 export interface Context {
   readonly keys: VisitorKeys;
   readonly resolve: Resolve;
+  /** This file's name and parser, to read a function it imports from another file of its package (imports.ts). */
+  readonly files?: Files;
 }
 
 /** The callee a call goes by, past `f.bind(this)` / `f.call(this)` and wrappers. */

@@ -25,6 +25,7 @@ import {
 import type { FailurePath } from './cycles';
 import { fileIndex, isCounted, isScaledOnly, isThis, memberTargets } from './file-index';
 import { completions, leadsBack, offPath, sequence } from './flow';
+import { importedFunction } from './imports';
 import { bodyOf, type Context, entered, fileModel } from './model';
 
 /** What a retry has and lacks of the four elements: a wait, jitter on it, a limit, a check of the failure. */
@@ -370,6 +371,62 @@ function argumentsFor(n: Node, ctx: Context): Node[] | undefined {
       });
   }
   return undefined;
+}
+
+/**
+ * What functions imported from other files of the package keep of the four elements, for the calls among `nodes`
+ * that enter none of this file's functions (imports.ts): gaxios's `_request` catch awaits `getRetryConfig(err)` of
+ * `./retry.js`, which checks the status and the method, counts, and waits `setTimeout(resolve, delay)` with a delay
+ * that doubles without randomness. Each is read in its own file, with the helpers of that file it calls; undefined
+ * when no such call is there.
+ */
+export function importedProperties(
+  nodes: readonly Node[],
+  errorNames: ReadonlySet<string>,
+  ctx: Context,
+): Properties | undefined {
+  let out: Properties | undefined;
+  for (const call of nodes) {
+    if (call.type !== 'CallExpression' || entered(call, ctx).length > 0) continue;
+    const found = importedFunction(call, ctx);
+    if (!found) continue;
+    const { fn, ctx: there } = found;
+    const own = owned(bodyOf(fn), there.keys, { skipLoops: false });
+    const helpers = own.flatMap((c) => (c.type === 'CallExpression' ? entered(c, there).filter((h) => h !== fn) : []));
+    const all = [...own, ...helpers.flatMap((h) => owned(bodyOf(h), there.keys, { skipLoops: false }))];
+    const names = counters(all);
+    for (const g of [fn, ...helpers]) for (const p of (g.params as Node[]) ?? []) names.add(paramName(p) ?? '');
+    const at = (call.arguments as Node[]).findIndex((a) => a.type === 'Identifier' && errorNames.has(a.name as string));
+    const param = at >= 0 ? paramName((fn.params as Node[])[at]) : undefined;
+    const waits = waitsIn(all, there, true);
+    const read: Properties = {
+      ...waits,
+      limited: tests(all).some((t) => bounds(t, names, there.keys)),
+      checksError: param !== undefined && errorCheck(all, new Set([param]), there).checksError,
+    };
+    out = out
+      ? {
+          waits: out.waits || read.waits,
+          fixedDelay: (out.waits && out.fixedDelay) || (read.waits && read.fixedDelay),
+          limited: out.limited || read.limited,
+          checksError: out.checksError || read.checksError,
+        }
+      : read;
+  }
+  return out;
+}
+
+/** A retry's own reading and what its imported helpers keep: either's wait, limit or check is the retry's. */
+export function withImported(own: Properties, imported: Properties | undefined): Properties {
+  if (!imported) return own;
+  return {
+    ...own,
+    waits: own.waits || imported.waits,
+    // The wait the helper keeps, read in its file, is the retry's: here it was at best a name (`await pause(err)`).
+    fixedDelay: imported.waits ? imported.fixedDelay : own.fixedDelay,
+    limited: own.limited || imported.limited,
+    checksError: own.checksError || imported.checksError,
+  };
 }
 
 // The limit: a counter stepped and compared, a deadline, a count handed back one less.
@@ -944,7 +1001,18 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     // `this.#shouldReconnect(0, err)`, to a strategy, to `defaultReconnectStrategy(n, cause)`, which stops on `cause
     // instanceof SocketTimeoutError` (@redis/client).
     if (depth > 3) return false;
-    return (callee.type === 'Identifier' ? ctx.resolve(callee.name as string, n) : inFile).some((f) => {
+    const named =
+      callee.type === 'Identifier'
+        ? // `const shouldRetryFn = config.shouldRetry || shouldRetryRequest`: the default of the file.
+          ctx
+            .resolve(callee.name as string, n)
+            .flatMap((v) =>
+              v.type === 'LogicalExpression' && (v.right as Node).type === 'Identifier'
+                ? ctx.resolve((v.right as Node).name as string, v)
+                : [v],
+            )
+        : inFile;
+    return named.some((f) => {
       const param = FUNCTIONS.has(f.type) ? (f.params as Node[])[at] : undefined;
       if (param?.type !== 'Identifier') return false;
       return checksError(owned(f, keys, { skipLoops: false }), new Set([param.name as string]), ctx, depth + 1);

@@ -70,6 +70,7 @@ import {
   cycleProperties,
   errorCheck,
   helperLimits,
+  importedProperties,
   isWaitCall,
   limitedBy,
   noteByName,
@@ -79,6 +80,7 @@ import {
   WAITS_BY_NAME,
   waitsIn,
   withAliases,
+  withImported,
   withNotes,
 } from './properties';
 
@@ -562,13 +564,14 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   if (attempts.length > 0 && attempts.every((t) => onlyWaits(t.block as Node, keys))) return undefined;
   // The self-call is not a wait, even when its name says wait (`waitForExit()`).
   const others = nodes.filter((n) => !(again.includes(n) && calleeName(n) === name));
-  return {
-    node: fn,
-    kind: 'recursion',
+  const names = withAliases(nodes, errorNames);
+  const own = {
     ...waitsIn(others, ctx),
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
-    ...errorCheck([...nodes, ...viaCallback], withAliases(nodes, errorNames), ctx),
+    ...errorCheck([...nodes, ...viaCallback], names, ctx),
   };
+  // `await getRetryConfig(err)` of another file of the package: what it keeps is the recursion's (gaxios).
+  return { node: fn, kind: 'recursion', ...withImported(own, importedProperties(others, names, ctx)) };
 }
 
 /**
