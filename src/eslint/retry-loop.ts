@@ -10,10 +10,12 @@
  * It finds the three kinds of retry: a loop, a recursion, and a cycle through other functions of the file (found by
  * cycles.ts in model.ts's model), and hands each its way back to read. The stages, each a file: model.ts (what runs
  * what), cycles.ts (the ways from a failure back to the call), failure-paths.ts (whether a way back repairs first or
- * goes elsewhere), properties.ts (the wait, jitter, limit and check read on it).
+ * goes elsewhere), properties.ts (the wait, jitter, limit and check read on it); beside them imports.ts (a function
+ * imported from another file of the package, read there) and libraries.ts (a retry library's call and its defaults).
  *
- * It reads only the AST that ESLint hands it (any parser: espree, typescript-eslint), walking children through the
- * visitor keys ESLint provides, so it needs no runtime dependency.
+ * It reads the AST that ESLint hands it (any parser: espree, typescript-eslint), walking children through the visitor
+ * keys ESLint provides, and another file of the package only with ESLint's own parser, so it needs no runtime
+ * dependency.
  */
 
 import {
