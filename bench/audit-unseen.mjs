@@ -2,7 +2,8 @@
  * `herdless audit` on packages it was never tuned on (issue 29): bench/audit-unseen.json holds 45 pinned packages,
  * none among the 21 of audit-corpus.json, split at random into `eval` and `dev` with a fixed seed before any was
  * labelled; the eval half was labelled first and committed before the audit ever ran on it (written up in
- * bench/audit-unseen.md). Run: npm run bench:audit-unseen [-- --cache dir] [--half dev|eval|all] [--loops]
+ * bench/audit-unseen.md); `extraDev` grows the dev half with packages labelled later, also before the audit ran on
+ * them. Run: npm run bench:audit-unseen [-- --cache dir] [--half dev|dev-original|dev-extra|eval|all] [--loops]
  *
  * Each half is audited on its own (its labelled files copied into a temporary folder), so its CPU time is its own and
  * tuning on dev can run without printing eval. Scoring (audit-labels.mjs): recall is the clear loops lacking an
@@ -46,13 +47,25 @@ if (
 ) {
   throw new Error('audit-unseen.json: the eval/dev split is not the one its seed draws');
 }
+// The dev half grown after the split (extraDev): packages in neither half nor in audit-corpus.json, labelled before
+// the audit ran on them. `--half dev` scores the original dev packages and these together; `dev-original` and
+// `dev-extra` score each part alone.
+const extra = labels.extraDev?.packages ?? [];
+const corpusNames = JSON.parse(readFileSync(new URL('./audit-corpus.json', import.meta.url), 'utf8')).files.map(
+  (f) => f.pkg,
+);
+const bare = (spec) => spec.replace(/@[^@]*$/, '');
+const taken = new Set([...split.packages, ...corpusNames].map(bare));
+const clash = extra.filter((p) => taken.has(bare(p)));
+if (clash.length > 0) throw new Error(`audit-unseen.json: extraDev holds packages already in a corpus: ${clash}`);
+const groups = { eval: split.eval, dev: [...split.dev, ...extra], 'dev-original': split.dev, 'dev-extra': extra };
 const halves = values.half === 'all' ? ['dev', 'eval'] : [values.half];
-if (!halves.every((h) => h === 'dev' || h === 'eval')) throw new Error('--half must be dev, eval or all');
+if (!halves.every((h) => h in groups)) throw new Error('--half must be dev, dev-original, dev-extra, eval or all');
 const cache = values.cache ?? mkdtempSync(join(tmpdir(), 'herdless-unseen-'));
 
 try {
   for (const half of halves) {
-    const files = labels.files.filter((f) => split[half].includes(f.pkg));
+    const files = labels.files.filter((f) => groups[half].includes(f.pkg));
     fetchPackages(
       files.map((f) => f.pkg),
       cache,

@@ -26,6 +26,7 @@ import {
 } from '../src/audit/audit';
 import { main } from '../src/cli';
 import herdless from '../src/eslint/index';
+import { libraries } from './eslint/libraries';
 import { samples } from './eslint/samples';
 
 // A project inside the repository, so `eslint` and `typescript-eslint` resolve from it as from a user's project.
@@ -236,7 +237,7 @@ export async function byStatus(url) {
   });
 
   it('parses a file only for a failure path written as code: every rule sample that reports passes', () => {
-    const reporting = samples.filter((s) => s.finds.length > 0);
+    const reporting = [...samples, ...libraries].filter((s) => s.finds.length > 0);
     expect(reporting.length).toBeGreaterThan(30);
     expect(reporting.filter((s) => !mayRetry(s.code)).map((s) => s.name)).toEqual([]);
     for (const code of [
@@ -264,6 +265,11 @@ export async function byStatus(url) {
       '(0, g().catch)((e) => f())',
       'p.then /* a * b */ (ok, retry)',
       'p.then /*** x ***/ (ok, retry)',
+      'source.subscribe({ next: (v) => f(v), error: (e) => this.onError(e) })', // an observer's failure handler
+      'subscribe({ error: e => retry(e) })',
+      'subscribe({ error: function (e) { retry(e); } })',
+      "import pRetry from 'p-retry'; pRetry(f)", // a retry library set up (src/eslint/libraries.ts)
+      'const backoff = require("exponential-backoff")',
     ]) {
       expect(mayRetry(code), code).toBe(true);
     }
@@ -273,6 +279,7 @@ export async function byStatus(url) {
       '// and then we catch up: see statusText',
       'const okay = x.okay; catchError(e); getStatus(); httpStatus; thenable(p)',
       "emit('closed'); onclosed = f",
+      'const o = { error: err, kind: Error }; let e: { error: Error };',
     ]) {
       expect(mayRetry(code), code).toBe(false);
     }

@@ -139,6 +139,10 @@ const GAP = String.raw`(?:\s|\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\/|\/\/[^\n]*\n)*`;
 const MAY_RETRY = new RegExp(
   String.raw`\b(?:catch|then)${GAP}(?:(?:\?\.|!)${GAP})?[(<{)]|\.\s*#?ok\b|\bstatus(?:Code)?\b|` +
     String.raw`\bon(?:close|error|disconnect|end)\b|['"\`](?:close|error|disconnect|end|timeout)['"\`]|` +
+    // A retry library imported or required (src/eslint/libraries.ts reads how it is set up).
+    String.raw`['"\`](?:p-retry|promise-retry|async-retry|exponential-backoff|axios-retry)['"\`]|` +
+    // An observer's failure handler: `subscribe({ next, error: (e) => ... })` (apollo's RetryLink).
+    String.raw`\berror${GAP}:${GAP}(?:\(|[\w$]+${GAP}=>|function\b)|` +
     // A node-style callback's `if (err)` (the rules' nodeStyleError names), read as a failure branch.
     String.raw`\bif${GAP}\(${GAP}(?:(?:e|err|error|ex|reason)\b|[\w$]*Err)[\w$]*${GAP}\)`,
 );
@@ -502,16 +506,19 @@ function lint(
   config: (ext: string, sourceType: SourceType) => unknown,
 ): LintResult {
   const ext = extname(file);
-  // The name only picks the parser's dialect (and keeps ESLint's own ignores, such as node_modules, out of it).
+  // The name only picks the parser's dialect (and keeps ESLint's own ignores, such as node_modules, out of it); the
+  // file's own path goes in the settings, where the rules find the files next to it (src/eslint/imports.ts).
   const name = `audited${ext}`;
+  const at = (sourceType: SourceType) =>
+    (config(ext, sourceType) as object[]).map((c) => ({ ...c, settings: { herdless: { filename: resolve(file) } } }));
   try {
-    let messages = linter.verify(text, config(ext, ext === '.cjs' ? 'commonjs' : 'module'), name);
+    let messages = linter.verify(text, at(ext === '.cjs' ? 'commonjs' : 'module'), name);
     const first = messages.find((m) => m.fatal);
     // A module that does not parse may be a script (`with`, a top-level return); one too deep for the parser's stack
     // is too deep as a script too, and the script's error would be another (review: an import, "may appear only with
     // 'sourceType: module'").
     if (first && !TS.has(ext) && !OUT_OF_STACK.test(first.message))
-      messages = linter.verify(text, config(ext, 'commonjs'), name);
+      messages = linter.verify(text, at('commonjs'), name);
     const fatal = messages.find((m) => m.fatal);
     if (fatal) {
       const at = fatal.line === undefined ? '' : ` at ${fatal.line}:${fatal.column}`;

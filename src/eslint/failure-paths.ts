@@ -30,6 +30,7 @@ import {
   bodyOf,
   type Context,
   entered,
+  eventName,
   FAILURE_EVENTS,
   type FileModel,
   fileModel,
@@ -189,6 +190,12 @@ export function remedies(
     if (n.type !== 'CallExpression' || isWaitCall(n) || isClockCall(n) || exempt?.(n)) return false;
     // `p.then(f).catch(g)`, `listeners.forEach(f)`: a promise's plumbing, a list's walk; not a repair by itself.
     if (/^(then|catch|finally|forEach)$/.test(callName(n))) return false;
+    // `if (opts && opts.callback) opts.callback(n)`, `onRetry?.(err)`: a hook called only when it is there; without
+    // it the way back is the same, so it repairs nothing the retry needs (node-fetch-retry).
+    if (optionalCall(n, body, keys)) return false;
+    // `this.transitionTo(RETRY)` in a catch of a function that calls `this.transitionTo(...)` itself on its way: what
+    // the attempt does anyway is no repair of the cause (tedious).
+    if (alsoOnItsWay(n, body, keys)) return false;
     const name = callName(n);
     // `yield refresh()` in compiled TypeScript's `__awaiter` generator is `await refresh()`.
     const awaited = n.parent?.type === 'AwaitExpression' || n.parent?.type === 'YieldExpression';
@@ -223,6 +230,39 @@ export function remedies(
       refKey((n.callee as Node).type === 'MemberExpression' ? ((n.callee as Node).object as Node) : n) !== 'console'
     );
   });
+}
+
+/** The function around `body` calls the same callee (`this.transitionTo`) in its own code outside `body`. */
+function alsoOnItsWay(call: Node, body: Node, keys: VisitorKeys): boolean {
+  const key = refKey(call.callee as Node);
+  if (key === undefined || !key.startsWith('this.')) return false;
+  let fn: Node | null | undefined = body.parent;
+  while (fn && !FUNCTIONS.has(fn.type)) fn = fn.parent;
+  if (!fn) return false;
+  return owned(fn.body as Node, keys, { skipLoops: false, skipCallbacks: true }).some(
+    (m) => m.type === 'CallExpression' && m !== call && !isWithin(m, body) && refKey(m.callee as Node) === key,
+  );
+}
+
+/**
+ * A call made only when its callee is there: `f?.()`, `cb && cb()`, `if (opts && opts.callback) opts.callback()`,
+ * `if (typeof o.f === 'function') o.f()`, inside `body`.
+ */
+function optionalCall(call: Node, body: Node, keys: VisitorKeys): boolean {
+  // `f?.()` and `o.f?.()`: the call itself is optional (inside its ChainExpression).
+  if (call.optional) return true;
+  const callee = call.callee as Node;
+  const key = refKey(callee);
+  if (key === undefined) return false;
+  const testsCallee = (test: Node) => mentions(test, keys, (m) => m !== callee && refKey(m) === key);
+  for (let at = call, p = call.parent; p && at !== body; at = p, p = p.parent) {
+    if (p.type === 'IfStatement' && p.consequent === at && testsCallee(p.test as Node)) return true;
+    if (p.type === 'LogicalExpression' && p.operator === '&&' && p.right === at && testsCallee(p.left as Node)) {
+      return true;
+    }
+    if (FUNCTIONS.has(p.type)) return false;
+  }
+  return false;
 }
 
 /**
@@ -271,11 +311,46 @@ function listenerPath(
 }
 
 /** The callback's error a test asks for: `err`, or one side of an `&&` (`err && n < 5`): the branch runs on a failure. */
-function testedError(test: Node): Node | undefined {
+function testedError(test: Node, keys: VisitorKeys): Node | undefined {
   if (test.type === 'LogicalExpression' && test.operator === '&&') {
-    return testedError(test.left as Node) ?? testedError(test.right as Node);
+    return testedError(test.left as Node, keys) ?? testedError(test.right as Node, keys);
   }
-  return nodeStyleError(test) ? test : undefined;
+  return nodeStyleError(test) ? test : classifiedError(test, keys);
+}
+
+/**
+ * `var mustRetry = await this.retryStrategy(err, response, body); if (mustRetry && ...)`: in a node-style callback,
+ * the answer of a call handed the callback's error tells the failure branch, as `if (err)` does (requestretry). The
+ * callback's error is returned: the way back asks about it through that call.
+ */
+function classifiedError(test: Node, keys: VisitorKeys): Node | undefined {
+  if (test.type !== 'Identifier') return undefined;
+  for (let p = test.parent; p; p = p.parent) {
+    if (!FUNCTIONS.has(p.type)) continue;
+    const first = (p.params as Node[])[0];
+    // handed to a call, as it is or bound: `request(opts, function (err, res) {...}.bind(this))`
+    const handed =
+      p.parent?.type === 'CallExpression' ||
+      (p.parent?.type === 'MemberExpression' &&
+        nameOf(p.parent.property as Node) === 'bind' &&
+        p.parent.parent?.type === 'CallExpression');
+    if (first?.type !== 'Identifier' || !handed || !/^(e|err|error)$|Err/.test(first.name as string)) return undefined;
+    const body = p.body as Node;
+    const declared = (body.type === 'BlockStatement' ? (body.body as Node[]) : []).flatMap((st) =>
+      st.type === 'VariableDeclaration' ? (st.declarations as Node[]) : [],
+    );
+    const decl = declared.find((d) => (d.id as Node).type === 'Identifier' && (d.id as Node).name === test.name);
+    const handedError = (n: Node) =>
+      n.type === 'CallExpression' &&
+      (n.arguments as Node[]).some((a) => a.type === 'Identifier' && a.name === first.name);
+    let found = false;
+    walk((decl?.init as Node | null) ?? first, keys, (n) => {
+      if (handedError(n)) found = true;
+      return !found;
+    });
+    return found ? first : undefined;
+  }
+  return undefined;
 }
 
 /** `(err) => { if (err) ... }`: a node-style callback's error parameter, tested. */
@@ -312,7 +387,7 @@ export function onFailurePath(
     if (FUNCTIONS.has(child.type) && p.type === 'CallExpression' && (p.arguments as Node[]).includes(child)) {
       const callee = calleeName(p);
       const args = p.arguments as Node[];
-      const event = args[0]?.type === 'Literal' ? String(args[0].value) : '';
+      const event = eventName(args[0]) ?? '';
       if (
         callee === 'catch' ||
         (callee === 'then' && args[1] === child) ||
@@ -333,7 +408,7 @@ export function onFailurePath(
     }
     if (p.type === 'IfStatement' && child !== p.test) {
       const test = p.test as Node;
-      const error = testedError(test);
+      const error = testedError(test, keys);
       const polarity = statusPolarity(test) ?? (error ? 'failure' : undefined);
       if ((polarity === 'failure' && child === p.consequent) || (polarity === 'success' && child === p.alternate)) {
         if (remedies(child, keys, name, exempt, along)) return undefined;
@@ -358,7 +433,17 @@ export function walksList(nodes: readonly Node[], keys: VisitorKeys): boolean {
       return true;
     });
   }
-  // `front = front.next`: it walks a linked list, the next item each time.
+  // `front = front.next`: it walks a linked list, the next item each time. Not `mustRetry = mustRetry.mustRetry` of
+  // `var mustRetry = await strategy(err)`: an answer unwrapped (requestretry).
+  const answers = new Set(
+    nodes.flatMap((n) => {
+      let init = n.type === 'VariableDeclarator' ? (n.init as Node | null) : null;
+      while (init?.type === 'AwaitExpression') init = init.argument as Node;
+      return init?.type === 'CallExpression' && (n.id as Node).type === 'Identifier'
+        ? [(n.id as Node).name as string]
+        : [];
+    }),
+  );
   const linked = nodes.some(
     (n) =>
       n.type === 'AssignmentExpression' &&
@@ -366,7 +451,8 @@ export function walksList(nodes: readonly Node[], keys: VisitorKeys): boolean {
       (n.right as Node).type === 'MemberExpression' &&
       !(n.right as Node).computed &&
       refKey(n.left as Node) !== undefined &&
-      refKey(n.left as Node) === refKey((n.right as Node).object as Node),
+      refKey(n.left as Node) === refKey((n.right as Node).object as Node) &&
+      !answers.has(refKey(n.left as Node) as string),
   );
   if (linked) return true;
   return nodes.some(
@@ -439,8 +525,44 @@ export function judge(ctx: Context): Judge {
       pacedFailure(site, fn, keys) ??
       nullFailure(site, fn, ctx, functionName(fn) ?? ''),
     handler: (fn, along, attempt) => listenerPath(fn, keys, '', exemptFor(along), along, readsOf(attempt, ctx)),
-    sameCall: (site) => !changesArguments(site),
+    sameCall: (site) => !changesArguments(site) && !stepsIndex(site, ctx),
   };
+}
+
+/**
+ * `tryNode(index + 1)` into `function tryNode(index) { const node = nodes[index]; ... }`: the next item of a list, not
+ * the same call again (ioredis cluster's slot refresh falls back node by node). A count handed on one less
+ * (`makeRequest(options, retriesRemaining - 1)`) indexes nothing: it stays the same call.
+ */
+export function stepsIndex(site: Node, ctx: Context): boolean {
+  if (site.type !== 'CallExpression') return false;
+  const args = site.arguments as Node[];
+  const stepped = args.flatMap((a, i) =>
+    a.type === 'BinaryExpression' &&
+    ['+', '-'].includes(a.operator as string) &&
+    (a.right as Node).type === 'Literal' &&
+    typeof (a.right as Node).value === 'number'
+      ? [i]
+      : [],
+  );
+  if (stepped.length === 0) return false;
+  return entered(site, ctx).some((f) =>
+    stepped.some((i) => {
+      const name = paramName((f.params as Node[])[i]);
+      return (
+        name !== undefined &&
+        mentions(
+          bodyOf(f),
+          ctx.keys,
+          (m) =>
+            m.type === 'MemberExpression' &&
+            !!m.computed &&
+            (m.property as Node).type === 'Identifier' &&
+            (m.property as Node).name === name,
+        )
+      );
+    }),
+  );
 }
 
 /**

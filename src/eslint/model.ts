@@ -14,8 +14,9 @@
  * The next stage (cycles.ts) finds in it the cycles that leave a call through a failure and come back to it; the last
  * (properties.ts) reads the wait, jitter, limit and check along each.
  */
-import { callName, FUNCTIONS, type Node, nameOf, owned, refKey, type VisitorKeys, walk } from './ast';
+import { callName, FUNCTIONS, type Node, nameOf, owned, paramName, refKey, type VisitorKeys, walk } from './ast';
 import { fileIndex, foreignConstructions, memberTargets, thisAliasBlock } from './file-index';
+import type { Files } from './imports';
 
 /** What a name refers to at a node: a function, or every value assigned to the variable; empty when unseen. */
 export type Resolve = (name: string, at: Node) => readonly Node[];
@@ -60,6 +61,19 @@ export interface FileModel {
   readonly valueTargets: (value: Node) => Node[];
 }
 
+/**
+ * The event a listener call names: `'close'`, or the member of an events object out of reach whose name is one of the
+ * failure events (`WebsocketEvent.close`, `Events.ERROR`): its name, lower-cased (websocket-ts).
+ */
+export function eventName(arg: Node | undefined): string | undefined {
+  if (arg?.type === 'Literal') return String(arg.value);
+  if (arg?.type === 'MemberExpression' && !arg.computed) {
+    const name = nameOf(arg.property as Node)?.toLowerCase();
+    if (name !== undefined && FAILURE_EVENTS.has(name)) return name;
+  }
+  return undefined;
+}
+
 /** The events whose listeners run on a failure. */
 export const FAILURE_EVENTS = new Set(['error', 'close', 'disconnect', 'end']);
 /** Calls that add a listener: `on(event, f)`. */
@@ -68,8 +82,11 @@ export const LISTENS = /^(on|once|addListener|addEventListener|prependListener)$
 const UNLISTENS = /^(off|removeListener|removeEventListener|removeAllListeners)$/;
 /** Timers that run a function once, later. */
 const TIMERS = /^(setTimeout|setImmediate|nextTick|queueMicrotask|requestAnimationFrame)$/;
-/** A handler in an options object run on a failure: `onclose`, `onError`, `onWebSocketClose` (`onSend` is not). */
-const FAILURE_HANDLER = /^on(?:(?:[A-Z]\w*)?(?:Close|Error|Disconnect|End)|close|error|disconnect|end)$/;
+/**
+ * A handler in an options object run on a failure: `onclose`, `onError`, `onWebSocketClose` (`onSend` is not), and an
+ * observer's `error` (`subscribe({ next, error, complete })`).
+ */
+const FAILURE_HANDLER = /^(?:on(?:(?:[A-Z]\w*)?(?:Close|Error|Disconnect|End)|close|error|disconnect|end)|error)$/;
 
 /** The name a function is called by: its own, or the variable or property it is assigned to. */
 export function functionName(fn: Node): string | undefined {
@@ -170,7 +187,8 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
   /** Who `this` is inside `fn` (an arrow's is its enclosing function's). */
   const thisHolder = (fn: Node | undefined): Holder | undefined => {
     let f = fn;
-    while (f?.type === 'ArrowFunctionExpression') f = enclosingFunction(f);
+    // An arrow's `this` is its enclosing function's, and so is a function's bound to it: `function () {}.bind(this)`.
+    while (f?.type === 'ArrowFunctionExpression' || (f && boundToThis(f))) f = enclosingFunction(f);
     if (!f) return undefined;
     const p = f.parent;
     if (p?.type === 'MethodDefinition' || p?.type === 'PropertyDefinition') return p.parent?.parent ?? undefined;
@@ -178,10 +196,22 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     if (p?.type === 'AssignmentExpression' && p.right === f && (p.left as Node).type === 'MemberExpression') {
       return holderOf((p.left as Node).object as Node, p);
     }
-    // `function Client() { this.connect(); }` with `Client.prototype.connect = ...`: the constructor's `this`.
+    // `function Client() { this.connect(); }` with `Client.prototype.connect = ...`, or `function Vhost() { this.init =
+    // function () {...} }`: the constructor's `this`, whose methods are its prototype's and those it assigns itself.
     const name = functionName(f);
-    return name !== undefined && members.has(`proto:${name}`) ? `proto:${name}` : undefined;
+    const constructs = members.has(`proto:${name}`) || (f.type === 'FunctionDeclaration' && assignsMethods(f));
+    return name !== undefined && constructs ? `proto:${name}` : undefined;
   };
+
+  /** `this.init = function () {...}` in the function's own code: a constructor that gives its instance methods. */
+  const assignsMethods = (f: Node): boolean =>
+    owned(bodyOf(f), keys, { skipLoops: false, skipCallbacks: true }).some(
+      (n) =>
+        n.type === 'AssignmentExpression' &&
+        (n.left as Node).type === 'MemberExpression' &&
+        ((n.left as Node).object as Node).type === 'ThisExpression' &&
+        FUNCTIONS.has((n.right as Node).type),
+    );
 
   /** Whose methods `object.m` looks among: `this`, `self`, `$` (an object literal), `K.prototype`, `exports`. */
   function holderOf(object: Node, at: Node): Holder | undefined {
@@ -242,6 +272,18 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
   /** Functions a value written at an assignment is: inline, or a function of the file named. */
   function functionsOf(value: Node): Node[] {
     if (FUNCTIONS.has(value.type)) return [value];
+    // `this.delayStrategy = isFunction(options.delayStrategy) ? options.delayStrategy : function () {...}`: the
+    // function of the file, the default of an option (requestretry).
+    if (value.type === 'ConditionalExpression' || value.type === 'LogicalExpression') {
+      const sides =
+        value.type === 'ConditionalExpression'
+          ? [value.consequent as Node, value.alternate as Node]
+          : [value.left as Node, value.right as Node];
+      const own = sides.filter((side) => FUNCTIONS.has(side.type));
+      return own.length === 1 && sides.every((side) => own.includes(side) || side.type === 'MemberExpression')
+        ? own
+        : [];
+    }
     if (value.type === 'Identifier') return resolve(value.name as string, value).filter((t) => FUNCTIONS.has(t.type));
     return [];
   }
@@ -257,12 +299,62 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     if (v.type === 'CallExpression' && callName(v) === 'bind' && (v.callee as Node).type === 'MemberExpression') {
       return valueTargets((v.callee as Node).object as Node);
     }
-    if (v.type === 'Identifier') return resolve(v.name as string, v).filter((t) => FUNCTIONS.has(t.type));
+    if (v.type === 'Identifier') {
+      return resolve(v.name as string, v).flatMap((t) =>
+        FUNCTIONS.has(t.type) ? [t] : t.type === 'CallExpression' ? wrapped(t) : [],
+      );
+    }
     if (v.type !== 'MemberExpression') return [];
-    const viaClass = memberTargets(v, index).filter((t) => FUNCTIONS.has(t.type));
+    // `this.#strategy = this.#createStrategy(options)`: the functions that method returns (@redis/client).
+    const viaClass = memberTargets(v, index).flatMap((t) =>
+      FUNCTIONS.has(t.type) ? [t] : t.type === 'CallExpression' ? returnedFunctions(t) : [],
+    );
     if (viaClass.length > 0) return viaClass;
     const name = memberName(v);
     return name === undefined ? [] : lookup(holderOf(v.object as Node, v), name);
+  }
+
+  /**
+   * `const failOnce = once(failed)` with `function once(cb) { return (...a) => { if (!called) cb(...a); }; }`: the
+   * function a wrapper of the file is handed, which the function it returns calls (launchdarkly-eventsource).
+   */
+  function wrapped(call: Node): Node[] {
+    if (returning.has(call)) return [];
+    returning.add(call);
+    try {
+      return calleeTargets(call).flatMap((f) => {
+        const params = (f.params as Node[]).map((p) => paramName(p));
+        return owned(bodyOf(f), keys, { skipLoops: false, skipCallbacks: true }).flatMap((n) => {
+          const value = n.type === 'ReturnStatement' ? (n.argument as Node | null) : undefined;
+          if (!value || !FUNCTIONS.has(value.type)) return [];
+          return owned(bodyOf(value), keys, { skipLoops: false, skipCallbacks: true }).flatMap((m) => {
+            const callee = m.type === 'CallExpression' ? (m.callee as Node) : undefined;
+            const at = callee?.type === 'Identifier' ? params.indexOf(callee.name as string) : -1;
+            const arg = at >= 0 ? (call.arguments as Node[])[at] : undefined;
+            return arg && arg.type !== 'SpreadElement' ? valueTargets(arg) : [];
+          });
+        });
+      });
+    } finally {
+      returning.delete(call);
+    }
+  }
+
+  /** The functions of the file that the functions `call` enters return: `return (n, err) => ...`. */
+  const returning = new Set<Node>();
+  function returnedFunctions(call: Node): Node[] {
+    if (returning.has(call)) return [];
+    returning.add(call);
+    try {
+      return calleeTargets(call).flatMap((f) =>
+        owned(bodyOf(f), keys, { skipLoops: false, skipCallbacks: true }).flatMap((n) => {
+          const value = n.type === 'ReturnStatement' ? (n.argument as Node | null) : undefined;
+          return value && FUNCTIONS.has(value.type) ? [value] : [];
+        }),
+      );
+    } finally {
+      returning.delete(call);
+    }
   }
 
   /** The functions a call enters by calling them: its callee (past `.call`/`.apply`), or a helper's callbacks. */
@@ -312,7 +404,7 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
         const args = n.arguments as Node[];
         if (n.type === 'CallExpression') add(owner, n, 'call', calleeTargets(n));
         const name = n.type === 'CallExpression' ? callName(n) : '';
-        const event = args[0]?.type === 'Literal' ? String(args[0].value) : undefined;
+        const event = eventName(args[0]);
         args.forEach((a, i) => {
           // `off('close', onClose)`, `removeListener(...)`: a listener taken away is not run.
           if (a.type === 'SpreadElement' || UNLISTENS.test(name)) return;
@@ -344,6 +436,33 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
       }
     }
   }
+  // `this.init = function (next) { open((err) => { if (err) return next(err); ... }) }` with `self.init((err) => ...)`:
+  // a call of a parameter enters what the file's calls of that function hand it there (rascal).
+  for (const owner of functions) {
+    for (const n of owned(bodyOf(owner), keys, { skipLoops: false, skipCallbacks: true })) {
+      if (n.type !== 'CallExpression' || (n.callee as Node).type !== 'Identifier') continue;
+      const name = (n.callee as Node).name as string;
+      let holder: Node | undefined = owner;
+      let at = -1;
+      for (; holder; holder = enclosingFunction(holder)) {
+        at = (holder.params as Node[]).findIndex((p) => p.type === 'Identifier' && p.name === name);
+        if (at >= 0) break;
+        if (resolve(name, n).length > 0) break;
+      }
+      if (!holder || at < 0) continue;
+      for (const e of into.get(holder) ?? []) {
+        if (e.kind !== 'call' || e.site.type !== 'CallExpression') continue;
+        const arg = (e.site.arguments as Node[])[at];
+        if (!arg || arg.type === 'SpreadElement') continue;
+        add(
+          owner,
+          n,
+          'call',
+          valueTargets(arg).filter((f) => goesOnWith(f, n)),
+        );
+      }
+    }
+  }
   const none: readonly Edge[] = [];
   return {
     functions,
@@ -353,10 +472,68 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
   };
 }
 
+/**
+ * Whether an error-first callback goes on with what `call` hands it: only a callback that first tells failure from
+ * success and leaves on one of them (`(err) => { if (err) return done(err); ... }`, `(err) => { if (!err) return;
+ * ... }`) is followed, on the side it goes on with: `next(err)` into the first, `next(null, x)` into the second, do
+ * not. One that goes on either way (a heartbeat's `(err, reply) => { if (err) log(err); done(); }`) is not followed:
+ * its success would come back too, a poll and not a retry (mongodb's monitor).
+ */
+function goesOnWith(callback: Node, call: Node): boolean {
+  const param = (callback.params as Node[] | undefined)?.[0];
+  const body = callback.body as Node;
+  const first = body.type === 'BlockStatement' ? (body.body as Node[])[0] : undefined;
+  if (param?.type !== 'Identifier' || first?.type !== 'IfStatement' || first.alternate) return false;
+  const leaves = (st: Node): boolean => {
+    const last = st.type === 'BlockStatement' ? (st.body as Node[]).at(-1) : st;
+    return last?.type === 'ReturnStatement' || last?.type === 'ThrowStatement';
+  };
+  if (!leaves(first.consequent as Node)) return false;
+  let test = first.test as Node;
+  let onError = true;
+  if (test.type === 'UnaryExpression' && test.operator === '!') {
+    test = test.argument as Node;
+    onError = false;
+  }
+  // `if (err)`, `if (err != null)`, `if (err !== null)`
+  const named = (t: Node) => t.type === 'Identifier' && t.name === param.name;
+  const asks =
+    named(test) ||
+    (test.type === 'BinaryExpression' &&
+      ['!=', '!=='].includes(test.operator as string) &&
+      named(test.left as Node) &&
+      (test.right as Node).type === 'Literal' &&
+      (test.right as Node).value === null);
+  if (!asks) return false;
+  const given = (call.arguments as Node[])[0];
+  const none =
+    !given ||
+    (given.type === 'Literal' && given.value === null) ||
+    (given.type === 'Identifier' && given.name === 'undefined');
+  return onError ? none : !none;
+}
+
+/** `function (err) { ... }.bind(this)`: a function expression bound to the `this` it is written under. */
+function boundToThis(f: Node): boolean {
+  const member = f.parent;
+  const call = member?.parent;
+  return (
+    f.type === 'FunctionExpression' &&
+    member?.type === 'MemberExpression' &&
+    member.object === f &&
+    nameOf(member.property as Node) === 'bind' &&
+    call?.type === 'CallExpression' &&
+    call.callee === member &&
+    (call.arguments as Node[])[0]?.type === 'ThisExpression'
+  );
+}
+
 /** What the reading of a file is given: how to walk its nodes and what a name refers to. */
 export interface Context {
   readonly keys: VisitorKeys;
   readonly resolve: Resolve;
+  /** This file's name and parser, to read a function it imports from another file of its package (imports.ts). */
+  readonly files?: Files;
 }
 
 /** The callee a call goes by, past `f.bind(this)` / `f.call(this)` and wrappers. */

@@ -1,6 +1,7 @@
 /**
  * `herdless/eslint`: the ESLint plugin (flat config, ESLint 9+) that finds hand-written retry loops lacking a wait,
- * jitter, a limit or a transient-error check. It uses only the AST ESLint hands it: no runtime dependency.
+ * jitter, a limit or a transient-error check. It uses the AST ESLint hands it, and reads a file of the package this
+ * one imports a function from with ESLint's own parser: no runtime dependency.
  *
  * @example
  * ```js

@@ -25,7 +25,8 @@ import {
 import type { FailurePath } from './cycles';
 import { fileIndex, isCounted, isScaledOnly, isThis, memberTargets } from './file-index';
 import { completions, leadsBack, offPath, sequence } from './flow';
-import { bodyOf, type Context, entered } from './model';
+import { importedFunction } from './imports';
+import { bodyOf, type Context, entered, fileModel } from './model';
 
 /** What a retry has and lacks of the four elements: a wait, jitter on it, a limit, a check of the failure. */
 export interface Properties {
@@ -101,7 +102,13 @@ export function cycleProperties(
   // `this.retryLater(err)`: the error goes on under the next function's parameter name.
   for (const m of pathNodes) {
     if (m.type !== 'CallExpression') continue;
-    const at = (m.arguments as Node[]).findIndex((a) => a.type === 'Identifier' && errorNames.has(a.name as string));
+    // `failOnce({ message: err.message })`, `fail({ status: res.statusCode })`: the failure described is handed on too.
+    const described = (a: Node) =>
+      a.type === 'ObjectExpression' &&
+      mentions(a, keys, (x) => (x.type === 'Identifier' && errorNames.has(x.name as string)) || isStatusRef(x));
+    const at = (m.arguments as Node[]).findIndex(
+      (a) => (a.type === 'Identifier' && errorNames.has(a.name as string)) || described(a),
+    );
     if (at < 0) continue;
     for (const t of entered(m, ctx)) {
       const p = paramName((t.params as Node[])[at]);
@@ -157,6 +164,15 @@ export function cycleProperties(
         (t) => compares(t, names, keys) || asksHelper(t),
       ) ||
       countHandedOn(all, ctx) ||
+      countReadElsewhere(all, ctx) ||
+      // `schedule() { if (max === undefined || this.backoff.retries <= max) setTimeout(...) }`, a helper of the cycle:
+      // the wait is only set under a compared count (websocket-ts).
+      helperNodes.some(
+        (h) =>
+          h.type === 'IfStatement' &&
+          mentions(h.consequent as Node, keys, isWaitCall) &&
+          compares(h.test as Node, names, keys),
+      ) ||
       countsDown(fn, [...guards, ...pathNodes], ctx) ||
       [...helpers].some((h) => {
         const body = owned(bodyOf(h), keys, { skipLoops: false, skipCallbacks: true });
@@ -277,18 +293,38 @@ function determinism(
       (parent?.type === 'CallExpression' && parent.callee === n) ||
       (parent?.type === 'Property' && parent.key === n);
     if (n.type === 'Identifier' && !isName) {
-      see(ctx.resolve(n.name as string, n));
+      const values = ctx.resolve(n.name as string, n);
+      // `scheduleRetry(delay) { setTimeout(f, delay) }`: a parameter is what the file's calls hand it there (apollo's
+      // RetryLink hands it `this.delayFor(...)`, out of reach); one no call of the file hands anything stays a value.
+      // Any call handing it randomness makes it random, any handing a plain value fixed; only calls out of reach all
+      // (`this.delayFor(n)`) leave it unknown.
+      const handed = values.length === 0 ? (argumentsFor(n, ctx) ?? []) : [];
+      if (handed.length === 0) see(values);
+      else {
+        const each = handed.map((a) => determinism(a, ctx, depth + 1, seen));
+        const inner = each.includes('random') ? 'random' : each.includes('fixed') ? 'fixed' : 'unknown';
+        if (inner === 'random' || verdict === 'fixed') verdict = inner;
+      }
     }
     // `interval - (Date.now() - started)`: the clock is no randomness; clients that failed together read the same one.
     if (isClockCall(n)) return false;
     if (n.type === 'CallExpression') {
-      const callee = n.callee as Node;
+      let callee = n.callee as Node;
+      // `this.delayStrategy.call(this, err)`: the function called.
+      if (callee.type === 'MemberExpression' && ['call', 'apply'].includes(nameOf(callee.property as Node) ?? '')) {
+        callee = callee.object as Node;
+      }
       if (!(callee.type === 'MemberExpression' && refKey(callee.object as Node) === 'Math')) {
         // `this.nextDelay()`, `this.backoff.duration()`: a method of the file is read, not taken as unknown.
-        const targets =
+        let targets = (
           callee.type === 'Identifier'
             ? ctx.resolve(callee.name as string, n)
-            : memberTargets(callee, fileIndex(n, ctx.keys));
+            : memberTargets(callee, fileIndex(n, ctx.keys))
+        ).flatMap(byDefault);
+        // `this.delayStrategy` given by a constructor function or a prototype: the model's methods.
+        if (targets.length === 0 && callee.type === 'MemberExpression') {
+          targets = fileModel(n, ctx.keys, ctx.resolve).valueTargets(callee);
+        }
         // `const { retryDelay } = state; retryDelay(n)`: a name bound to no function the file shows is out of reach,
         // not the object it was taken from.
         const seen = targets.some((t) => FUNCTIONS.has(t.type) || t.type === 'MethodDefinition');
@@ -299,6 +335,98 @@ function determinism(
     return true;
   });
   return verdict;
+}
+
+/**
+ * `isFunction(options.delayStrategy) ? options.delayStrategy : function () { return this.retryDelay; }`: a function
+ * the caller may give, else one of the file: the retry as set up by default is the file's function (requestretry).
+ */
+function byDefault(value: Node): Node[] {
+  if (value.type !== 'ConditionalExpression' && value.type !== 'LogicalExpression') return [value];
+  const sides =
+    value.type === 'ConditionalExpression'
+      ? [value.consequent as Node, value.alternate as Node]
+      : [value.left as Node, value.right as Node];
+  const own = sides.filter((side) => FUNCTIONS.has(side.type));
+  return own.length === 1 && sides.every((side) => own.includes(side) || side.type === 'MemberExpression')
+    ? own
+    : [value];
+}
+
+/**
+ * For a parameter `n` of a function, the arguments the file's calls of that function hand it; undefined when `n` is
+ * no parameter.
+ */
+function argumentsFor(n: Node, ctx: Context): Node[] | undefined {
+  for (let f = n.parent; f; f = f.parent) {
+    if (!FUNCTIONS.has(f.type)) continue;
+    const at = (f.params as Node[]).findIndex((p) => p.type === 'Identifier' && p.name === n.name);
+    if (at < 0) continue;
+    return fileModel(f, ctx.keys, ctx.resolve)
+      .into(f)
+      .flatMap((e) => {
+        const arg =
+          e.kind === 'call' && e.site.type === 'CallExpression' ? (e.site.arguments as Node[])[at] : undefined;
+        return arg && arg.type !== 'SpreadElement' ? [arg] : [];
+      });
+  }
+  return undefined;
+}
+
+/**
+ * What functions imported from other files of the package keep of the four elements, for the calls among `nodes`
+ * that enter none of this file's functions (imports.ts): gaxios's `_request` catch awaits `getRetryConfig(err)` of
+ * `./retry.js`, which checks the status and the method, counts, and waits `setTimeout(resolve, delay)` with a delay
+ * that doubles without randomness. Each is read in its own file, with the helpers of that file it calls; undefined
+ * when no such call is there.
+ */
+export function importedProperties(
+  nodes: readonly Node[],
+  errorNames: ReadonlySet<string>,
+  ctx: Context,
+): Properties | undefined {
+  let out: Properties | undefined;
+  for (const call of nodes) {
+    if (call.type !== 'CallExpression' || entered(call, ctx).length > 0) continue;
+    const found = importedFunction(call, ctx);
+    if (!found) continue;
+    const { fn, ctx: there } = found;
+    const own = owned(bodyOf(fn), there.keys, { skipLoops: false });
+    const helpers = own.flatMap((c) => (c.type === 'CallExpression' ? entered(c, there).filter((h) => h !== fn) : []));
+    const all = [...own, ...helpers.flatMap((h) => owned(bodyOf(h), there.keys, { skipLoops: false }))];
+    const names = counters(all);
+    for (const g of [fn, ...helpers]) for (const p of (g.params as Node[]) ?? []) names.add(paramName(p) ?? '');
+    const at = (call.arguments as Node[]).findIndex((a) => a.type === 'Identifier' && errorNames.has(a.name as string));
+    const param = at >= 0 ? paramName((fn.params as Node[])[at]) : undefined;
+    const waits = waitsIn(all, there, true);
+    const read: Properties = {
+      ...waits,
+      limited: tests(all).some((t) => bounds(t, names, there.keys)),
+      checksError: param !== undefined && errorCheck(all, new Set([param]), there).checksError,
+    };
+    out = out
+      ? {
+          waits: out.waits || read.waits,
+          fixedDelay: (out.waits && out.fixedDelay) || (read.waits && read.fixedDelay),
+          limited: out.limited || read.limited,
+          checksError: out.checksError || read.checksError,
+        }
+      : read;
+  }
+  return out;
+}
+
+/** A retry's own reading and what its imported helpers keep: either's wait, limit or check is the retry's. */
+export function withImported(own: Properties, imported: Properties | undefined): Properties {
+  if (!imported) return own;
+  return {
+    ...own,
+    waits: own.waits || imported.waits,
+    // The wait the helper keeps, read in its file, is the retry's: here it was at best a name (`await pause(err)`).
+    fixedDelay: imported.waits ? imported.fixedDelay : own.fixedDelay,
+    limited: own.limited || imported.limited,
+    checksError: own.checksError || imported.checksError,
+  };
 }
 
 // The limit: a counter stepped and compared, a deadline, a count handed back one less.
@@ -598,6 +726,42 @@ function countHandedOn(nodes: readonly Node[], ctx: Context): boolean {
   return false;
 }
 
+/**
+ * `this.curTransientRetryCount++` on the way back, and no code of the file reads that field: what compares it is in
+ * another file (tedious's token handler stops marking errors transient past the maximum). Taken as its limit, and the
+ * report says so.
+ */
+function countReadElsewhere(nodes: readonly Node[], ctx: Context): boolean {
+  for (const n of nodes) {
+    const target =
+      n.type === 'UpdateExpression'
+        ? (n.argument as Node)
+        : n.type === 'AssignmentExpression' && ['+=', '-='].includes(n.operator as string)
+          ? (n.left as Node)
+          : undefined;
+    if (target?.type !== 'MemberExpression' || !isThis(target.object as Node) || target.computed) continue;
+    const name = nameOf(target.property as Node);
+    let read = false;
+    walk(programOf(n), ctx.keys, (m) => {
+      if (read) return false;
+      if (m.type === 'MemberExpression' && !m.computed && nameOf(m.property as Node) === name) {
+        const p = m.parent;
+        // `backoff(this.attempts++)` reads it: only a step or an assignment made for itself alone writes.
+        const alone = p?.parent?.type === 'ExpressionStatement';
+        const written =
+          (p?.type === 'UpdateExpression' && p.argument === m && alone) ||
+          (p?.type === 'AssignmentExpression' && p.left === m && alone);
+        if (!written) read = true;
+      }
+      return true;
+    });
+    if (read) continue;
+    noteByName(`${refKey(target)} counted here and read in no code of this file, taken as its limit`);
+    return true;
+  }
+  return false;
+}
+
 const CLASSIFIER_NAME = /retr|transient|recover|fatal|permanent|should|^is|^can|^assert|classif|check|status/i;
 
 const RELATIONAL = new Set(['<', '<=', '>', '>=', '===', '==', '!==', '!=']);
@@ -829,9 +993,26 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
     // `retryDelay(attempt, error)`: a delay computed from the error, not a look at whether to retry (fetch-retry).
     if (inFile.length === 0 && CLASSIFIER_NAME.test(callName(n)) && !WAIT_NAME.test(callName(n))) return true;
     // `await onFailure(error)`: a local helper that looks at its parameter in a condition.
-    const callee = n.callee as Node;
-    if (depth > 0) return false;
-    return (callee.type === 'Identifier' ? ctx.resolve(callee.name as string, n) : inFile).some((f) => {
+    let callee = n.callee as Node;
+    // `(config.errorFilter || defaultErrorFilter)(event)`: the option out of reach, or the default of the file.
+    if (callee.type === 'LogicalExpression' && (callee.right as Node).type === 'Identifier')
+      callee = callee.right as Node;
+    // Followed four calls deep: a listener hands the error to `this.#onSocketError(err)`, which hands it to
+    // `this.#shouldReconnect(0, err)`, to a strategy, to `defaultReconnectStrategy(n, cause)`, which stops on `cause
+    // instanceof SocketTimeoutError` (@redis/client).
+    if (depth > 3) return false;
+    const named =
+      callee.type === 'Identifier'
+        ? // `const shouldRetryFn = config.shouldRetry || shouldRetryRequest`: the default of the file.
+          ctx
+            .resolve(callee.name as string, n)
+            .flatMap((v) =>
+              v.type === 'LogicalExpression' && (v.right as Node).type === 'Identifier'
+                ? ctx.resolve((v.right as Node).name as string, v)
+                : [v],
+            )
+        : inFile;
+    return named.some((f) => {
       const param = FUNCTIONS.has(f.type) ? (f.params as Node[])[at] : undefined;
       if (param?.type !== 'Identifier') return false;
       return checksError(owned(f, keys, { skipLoops: false }), new Set([param.name as string]), ctx, depth + 1);
@@ -918,6 +1099,17 @@ function eachWayChecks(
   return each.find((c) => !c.checksError) ?? { checksError: true };
 }
 
+/** `new Event('error', err)`, `err ? new X(err) : y`: an object built around the error itself. */
+function wraps(value: Node, errorNames: ReadonlySet<string>): boolean {
+  if (value.type === 'ConditionalExpression') {
+    return wraps(value.consequent as Node, errorNames) || wraps(value.alternate as Node, errorNames);
+  }
+  return (
+    value.type === 'NewExpression' &&
+    (value.arguments as Node[]).some((a) => a.type === 'Identifier' && errorNames.has(a.name as string))
+  );
+}
+
 export const withAliases = (nodes: readonly Node[], names: Set<string>): Set<string> => {
   aliases(nodes, names);
   return names;
@@ -935,5 +1127,7 @@ export function aliases(nodes: readonly Node[], errorNames: Set<string>): void {
     if (to?.type === 'Identifier' && from?.type === 'Identifier' && errorNames.has(from.name as string)) {
       errorNames.add(to.name as string);
     }
+    // `const event = error ? new Event('error', error) : new Event('end')`: the error wrapped is the error still.
+    if (to?.type === 'Identifier' && from && wraps(from, errorNames)) errorNames.add(to.name as string);
   }
 }

@@ -10,10 +10,12 @@
  * It finds the three kinds of retry: a loop, a recursion, and a cycle through other functions of the file (found by
  * cycles.ts in model.ts's model), and hands each its way back to read. The stages, each a file: model.ts (what runs
  * what), cycles.ts (the ways from a failure back to the call), failure-paths.ts (whether a way back repairs first or
- * goes elsewhere), properties.ts (the wait, jitter, limit and check read on it).
+ * goes elsewhere), properties.ts (the wait, jitter, limit and check read on it); beside them imports.ts (a function
+ * imported from another file of the package, read there) and libraries.ts (a retry library's call and its defaults).
  *
- * It reads only the AST that ESLint hands it (any parser: espree, typescript-eslint), walking children through the
- * visitor keys ESLint provides, so it needs no runtime dependency.
+ * It reads the AST that ESLint hands it (any parser: espree, typescript-eslint), walking children through the visitor
+ * keys ESLint provides, and another file of the package only with ESLint's own parser, so it needs no runtime
+ * dependency.
  */
 
 import {
@@ -47,6 +49,7 @@ import {
   requeues,
   resultPolarity,
   SCHEDULES,
+  stepsIndex,
   walksList,
 } from './failure-paths';
 import { fileIndex } from './file-index';
@@ -56,6 +59,7 @@ import {
   type Context,
   enclosingFunction,
   entered,
+  eventName,
   FAILURE_EVENTS,
   functionName,
   LISTENS,
@@ -68,6 +72,7 @@ import {
   cycleProperties,
   errorCheck,
   helperLimits,
+  importedProperties,
   isWaitCall,
   limitedBy,
   noteByName,
@@ -77,6 +82,7 @@ import {
   WAITS_BY_NAME,
   waitsIn,
   withAliases,
+  withImported,
   withNotes,
 } from './properties';
 
@@ -84,9 +90,11 @@ export type { Resolve };
 
 /** One retry found, and what it has and lacks of the four elements; each rule reports one missing element. */
 export interface RetryShape extends Properties {
-  /** The loop statement or the recursive function. */
+  /** The loop statement, the recursive function, or the call of a retry library (libraries.ts). */
   readonly node: Node;
-  readonly kind: 'loop' | 'recursion';
+  readonly kind: 'loop' | 'recursion' | 'library';
+  /** For a retry library's call: what its defaults or its options leave out, for the report. */
+  readonly setup?: string;
 }
 
 /** The failure paths of a loop body, if it is a retry: catch clauses and status checks that lead back. */
@@ -113,10 +121,14 @@ function failurePaths(
       const block = completions(n.block as Node, true);
       block.delete('throw');
       // `while (!done) { try { ...; done = true } ... }`: a statement of the attempt itself sets what the loop tests.
-      const setsTest = (block: Node) =>
+      const setsTest = (block: Node, countsAside = false) =>
         (block.body as Node[]).some((st) => {
           const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
-          return a?.type === 'AssignmentExpression' && loopTestNames.has(refKey(a.left as Node) ?? '');
+          return (
+            a?.type === 'AssignmentExpression' &&
+            loopTestNames.has(refKey(a.left as Node) ?? '') &&
+            !(countsAside && isCountStep(a))
+          );
         });
       const assignsTest = setsTest(n.block as Node);
       const tail = rest(n);
@@ -126,9 +138,10 @@ function failurePaths(
         (block.has('normal') && tailLeavesOnResult(n, after(n, body), keys)) ||
         assignsTest;
       const handler = completions((n.handler as Node).body as Node, true);
-      // A failure path that moves what the loop tests (`current = generator.throw(err)`) goes on, not back.
+      // A failure path that moves what the loop tests (`current = generator.throw(err)`) goes on, not back; a count
+      // stepped (`retry = retry - 1`, as `retry--`) is the loop's limit, not a move.
       const failureBack =
-        !setsTest((n.handler as Node).body as Node) &&
+        !setsTest((n.handler as Node).body as Node, true) &&
         !remedies((n.handler as Node).body as Node, keys, '') &&
         !handsOnError(n, keys) &&
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
@@ -215,6 +228,19 @@ function labelledRetries(loop: Node, label: string, keys: VisitorKeys): Node[] {
     return true;
   });
   return out;
+}
+
+/** `n = n - 1`, `n = 1 + n`, `n -= 1`: a count stepped by a number, what `n--` does. */
+function isCountStep(a: Node): boolean {
+  const key = refKey(a.left as Node);
+  const right = a.right as Node;
+  const number = (x: Node) => x.type === 'Literal' && typeof x.value === 'number';
+  if (a.operator === '+=' || a.operator === '-=') return number(right);
+  if (a.operator !== '=' || right.type !== 'BinaryExpression' || !['+', '-'].includes(right.operator as string)) {
+    return false;
+  }
+  const [l, r] = [right.left as Node, right.right as Node];
+  return (refKey(l) === key && number(r)) || (right.operator === '+' && refKey(r) === key && number(l));
 }
 
 /** Names given a value in `node`: declared (`const res = ...`) or assigned (`res = ...`). */
@@ -411,8 +437,7 @@ function failureReference(call: Node, matches: (arg: Node) => boolean): boolean 
   return arg !== undefined && !FUNCTIONS.has(arg.type) && matches(arg);
 }
 
-const isFailureEvent = (arg: Node | undefined): boolean =>
-  arg?.type === 'Literal' && FAILURE_EVENTS.has(String(arg.value));
+const isFailureEvent = (arg: Node | undefined): boolean => FAILURE_EVENTS.has(eventName(arg) ?? '');
 
 /**
  * The enclosing function that `call` enters again (a self-call, or itself handed to a scheduler), or undefined; only
@@ -514,6 +539,7 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
     const path =
       onFailurePath(n, fn, keys, name) ??
       nullFailure(n, fn, ctx, name) ??
+      handedOnFailure(n, fn, nodes) ??
       (failureReference(n, (a) => a.type === 'Identifier' && a.name === name) || back ? { handler: n } : undefined);
     if (!path || (calleeName(n) === name && changesInput(n, fn, keys))) continue;
     again.push(n);
@@ -540,13 +566,28 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   if (attempts.length > 0 && attempts.every((t) => onlyWaits(t.block as Node, keys))) return undefined;
   // The self-call is not a wait, even when its name says wait (`waitForExit()`).
   const others = nodes.filter((n) => !(again.includes(n) && calleeName(n) === name));
-  return {
-    node: fn,
-    kind: 'recursion',
+  const names = withAliases(nodes, errorNames);
+  const own = {
     ...waitsIn(others, ctx),
     limited: tests(nodes).some((t) => bounds(t, params, keys)),
-    ...errorCheck([...nodes, ...viaCallback], withAliases(nodes, errorNames), ctx),
+    ...errorCheck([...nodes, ...viaCallback], names, ctx),
   };
+  // `await getRetryConfig(err)` of another file of the package: what it keeps is the recursion's (gaxios).
+  return { node: fn, kind: 'recursion', ...withImported(own, importedProperties(others, names, ctx)) };
+}
+
+/**
+ * `const onError = async (err) => { ...; return makeAttempt(); }; return attemptFunc().catch(onError);` inside
+ * `makeAttempt`: the self-call sits in a function of the attempt handed where only a failure runs it (@lifeomic/attempt).
+ */
+function handedOnFailure(call: Node, fn: Node, nodes: readonly Node[]): FailurePath | undefined {
+  let g = call.parent as Node;
+  while (g !== fn && !FUNCTIONS.has(g.type)) g = g.parent as Node;
+  // The function the self-call is in, declared by name in the attempt (`const onError = ...`).
+  const name = g !== fn && g.parent?.type === 'VariableDeclarator' ? paramName(g.parent.id as Node) : undefined;
+  const named = (a: Node) => a.type === 'Identifier' && a.name === name;
+  if (!name || !nodes.some((m) => m.type === 'CallExpression' && failureReference(m, named))) return undefined;
+  return { errorName: paramName((g.params as Node[])[0]) ?? '', handler: g.body as Node };
 }
 
 const cycles = new WeakMap<Node, RetryShape | null>();
@@ -579,6 +620,8 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
     }
     const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
     if ((walksList(spans, keys) && !requeues(c, keys)) || pointsElsewhere(c, keys)) continue;
+    // `tryNode(index + 1)` on the way back, `nodes[index]` in it: the next item of a list (ioredis cluster).
+    if ([...c.along, ...spans].some((n) => stepsIndex(n, ctx))) continue;
     return { node: c.at, kind: 'recursion', ...cycleProperties(c.attempt, c.path, c.route, ctx, c.along) };
   }
   return undefined;
@@ -598,7 +641,7 @@ function failureCallback(fn: Node): boolean {
   if (p?.type === 'CallExpression' && (p.arguments as Node[]).includes(fn)) {
     const callee = calleeName(p) ?? '';
     const args = p.arguments as Node[];
-    const event = args[0]?.type === 'Literal' ? String(args[0].value) : '';
+    const event = eventName(args[0]) ?? '';
     return (
       callee === 'catch' ||
       (callee === 'then' && args[1] === fn) ||

@@ -4,6 +4,8 @@
  */
 import type { Rule, Scope } from 'eslint';
 import { FUNCTIONS, LOOPS, type Node } from './ast';
+import type { Files } from './imports';
+import { librarySetup } from './libraries';
 import { type RetryShape, recursiveCaller, retryCycle, retryLoop, retryOpenCycle, retryRecursion } from './retry-loop';
 
 /** One rule's definition: what it checks, and what it says when the element is missing. */
@@ -45,6 +47,34 @@ function resolver(context: Rule.RuleContext) {
   };
 }
 
+/**
+ * This file's name and a parse of another file with the parser and options ESLint uses here, for a function imported
+ * from another file of the package (imports.ts); none when ESLint runs on text with no file.
+ */
+function files(context: Rule.RuleContext): Files | undefined {
+  // `herdless audit` lints each file under a stand-in name and gives its path in the settings.
+  const given = (context.settings as { herdless?: { filename?: unknown } } | undefined)?.herdless?.filename;
+  const name = typeof given === 'string' ? given : context.filename;
+  const options = context.languageOptions as {
+    parser?: {
+      parse?: (code: string, options: object) => unknown;
+      parseForESLint?: (code: string, options: object) => { ast: unknown };
+    };
+    sourceType?: string;
+    ecmaVersion?: unknown;
+  };
+  const parser = options.parser;
+  if (!name || name.startsWith('<') || !parser) return undefined;
+  const settings = { ecmaVersion: 'latest', sourceType: options.sourceType ?? 'module', range: true, loc: true };
+  return {
+    name,
+    parse: (code) =>
+      (parser.parseForESLint ? parser.parseForESLint(code, settings).ast : parser.parse?.(code, settings)) as
+        | Node
+        | undefined,
+  };
+}
+
 /** Builds a rule from its spec. */
 export function makeRule(spec: RuleSpec): Rule.RuleModule {
   return {
@@ -55,7 +85,7 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       messages: { [spec.name]: `${spec.message}{{byName}}` },
     },
     create(context) {
-      const ctx = { keys: context.sourceCode.visitorKeys as never, resolve: resolver(context) };
+      const ctx = { keys: context.sourceCode.visitorKeys as never, resolve: resolver(context), files: files(context) };
       const reported = new WeakSet<Node>();
       const check = (shape: RetryShape | undefined) => {
         if (shape && spec.lacks(shape) && !reported.has(shape.node)) {
@@ -67,7 +97,11 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
             messageId: spec.name,
             data: {
               ...spec.words?.(shape),
-              byName: byName.length === 0 ? '' : ` (assumed, its code out of reach: ${byName.join('; ')})`,
+              byName: shape.setup
+                ? ` (${shape.setup})`
+                : byName.length === 0
+                  ? ''
+                  : ` (assumed, its code out of reach: ${byName.join('; ')})`,
             },
           });
         }
@@ -78,6 +112,9 @@ export function makeRule(spec: RuleSpec): Rule.RuleModule {
       visitors.CallExpression = (node: Node) => {
         const fn = recursiveCaller(node, ctx);
         if (fn) check(retryRecursion(fn, ctx));
+        // A retry library set up with defaults or options that lack an element (libraries.ts).
+        const setup = librarySetup(node, ctx);
+        if (setup) check({ node, kind: 'library', ...setup });
       };
       // A retry through other functions of the file (a method that schedules the attempt again) is found from the
       // attempt: each named function or method is followed along its failure paths.

@@ -4,12 +4,14 @@ import { describe, expect, it } from 'vitest';
 import herdless from '../../src/eslint/index';
 import type { RuleName } from '../../src/eslint/plugin';
 import { cycles } from './cycles';
+import { libraries } from './libraries';
 import { methods } from './methods';
 import { samples as own, type Sample } from './samples';
+import { unseen } from './unseen';
 
 // The look-alike and retry samples, the cross-function cycles of real SDKs and drivers (issue 22), and the cycles
-// through prototype, object-literal and option-handler methods (issue 29).
-const samples: readonly Sample[] = [...own, ...cycles, ...methods];
+// through prototype, object-literal and option-handler methods (issue 29), and the shapes of the grown dev half.
+const samples: readonly Sample[] = [...own, ...cycles, ...methods, ...unseen, ...libraries];
 
 // ESLint's own RuleTester, reporting through vitest.
 RuleTester.describe = describe;
