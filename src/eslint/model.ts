@@ -533,7 +533,7 @@ export interface Context {
   readonly keys: VisitorKeys;
   readonly resolve: Resolve;
   /** This file's name and parser, to read a function it imports from another file of its package (imports.ts). */
-  readonly files?: Files;
+  readonly files?: Files | undefined;
 }
 
 /** The callee a call goes by, past `f.bind(this)` / `f.call(this)` and wrappers. */
