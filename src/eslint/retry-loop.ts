@@ -103,9 +103,11 @@ function failurePaths(
   direct: readonly Node[],
   nodes: readonly Node[],
   ctx: Context,
-): { errorNames: Set<string>; extra: Node[] } | undefined {
+): { errorNames: Set<string>; extra: Node[]; backs: Node[] } | undefined {
   const { keys } = ctx;
   const body = loop.body as Node;
+  // The failure paths that go back with a `continue`: each its own way back, skipping the rest of the body.
+  const backs: Node[] = [];
   const loopTestNames = new Set<string>();
   if (loop.test)
     walk(loop.test as Node, keys, (n) => void (n.type === 'Identifier' && loopTestNames.add(n.name as string)));
@@ -147,6 +149,7 @@ function failurePaths(
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
       if ((successLeaves && failureBack) || keepsPace(n, body, keys)) {
         retry = true;
+        if (handler.has('continue')) backs.push((n.handler as Node).body as Node);
         const param = (n.handler as Node).param as Node | null;
         if (param?.type === 'Identifier') errorNames.add(param.name as string);
       }
@@ -165,6 +168,8 @@ function failurePaths(
       const successLeaves = leaves(successThen) && !leadsBack(successThen);
       if (successLeaves && failureBack && !(failure === consequent && leaves(consequent) && !leadsBack(consequent))) {
         retry = true;
+        const branch = polarity === 'success' ? (n.alternate as Node | null) : (n.consequent as Node);
+        if (branch && failure.has('continue')) backs.push(branch);
       }
     }
   }
@@ -190,7 +195,26 @@ function failurePaths(
     }
   }
   aliases(all, errorNames);
-  return { errorNames, extra };
+  return { errorNames, extra, backs };
+}
+
+/**
+ * `while (n <= max) { try { const res = await f(); if (res.status >= 500) { n++; continue; } return res; } catch (err)
+ * { n++; await sleep(backoff(n)); continue; } }`: a wait on one way back does not hold back another. Each failure path
+ * that goes back with a `continue` must wait on its own, unless the loop waits for every pass (a wait in its test or
+ * update, or at the top of its body, before any failure path): Elasticsearch's transport retries a 502 at once while
+ * its connection errors back off (review: an independent labelling).
+ */
+function everyWayBackWaits(loop: Node, backs: readonly Node[], ctx: Context): boolean {
+  const { keys } = ctx;
+  const body = loop.body as Node;
+  const statements = body.type === 'BlockStatement' ? (body.body as Node[]) : [body];
+  const first = statements.findIndex((st) => backs.some((b) => isWithin(b, st) || b === st));
+  const head = [...[loop.test, loop.update].filter(isNode), ...statements.slice(0, Math.max(first, 0))].flatMap((n) =>
+    owned(n, keys, { skipLoops: true }),
+  );
+  if (waitsIn(head, ctx).waits) return true;
+  return backs.every((b) => waitsIn(owned(b, keys, { skipLoops: true }), ctx).waits);
 }
 
 /**
@@ -336,13 +360,14 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
   const partNodes = loopParts.flatMap((p) => owned(p, keys, { skipLoops: true }));
   const names = counters([...partNodes, ...direct, ...paths.extra]);
   if (iterates(loop, direct, partNodes, names)) return undefined;
+  const waits = waitsIn(
+    shapeNodes.filter((n) => !firesLater(n, loop)),
+    ctx,
+  );
   return {
     node: loop,
     kind: 'loop',
-    ...waitsIn(
-      shapeNodes.filter((n) => !firesLater(n, loop)),
-      ctx,
-    ),
+    ...(waits.waits && !everyWayBackWaits(loop, paths.backs, ctx) ? { waits: false, fixedDelay: false } : waits),
     limited:
       limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys) ||
       helperLimits([...direct, ...paths.extra], names, ctx, paths.errorNames),

@@ -543,4 +543,73 @@ export async function first(hosts) {
   }
 }`,
   },
+  {
+    name: 'a wait on one way back does not hold back another: a 5xx continues at once while a connection error backs off (an independent labelling: @elastic/transport)',
+    lang: 'cjs',
+    finds: ['no-immediate-retry'],
+    code: `
+async function run(conn, maxRetries) {
+  let attempts = 0;
+  while (attempts <= maxRetries) { // <-
+    try {
+      const { statusCode } = await conn.request();
+      if (statusCode === 502 || statusCode === 503 || statusCode === 504) {
+        if (attempts < maxRetries) { attempts++; continue; }
+      }
+      return statusCode;
+    } catch (error) {
+      if (error.name === 'ConnectionError' && attempts < maxRetries) {
+        attempts++;
+        await new Promise((r) => setTimeout(r, Math.random() * 1000 * 2 ** attempts));
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+module.exports = run;
+`,
+  },
+  {
+    name: 'look-alikes of that: every way back waits, on its own or at the top of each pass',
+    lang: 'cjs',
+    finds: [],
+    code: `
+async function each(conn, maxRetries) {
+  let attempts = 0;
+  while (attempts <= maxRetries) {
+    try {
+      const { statusCode } = await conn.request();
+      if (statusCode === 503 && attempts < maxRetries) {
+        attempts++;
+        await new Promise((r) => setTimeout(r, Math.random() * 1000 * 2 ** attempts));
+        continue;
+      }
+      return statusCode;
+    } catch (error) {
+      if (error.name === 'ConnectionError' && attempts < maxRetries) {
+        attempts++;
+        await new Promise((r) => setTimeout(r, Math.random() * 1000 * 2 ** attempts));
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+async function top(conn, maxRetries) {
+  for (let attempts = 0; attempts <= maxRetries; attempts++) {
+    if (attempts > 0) await new Promise((r) => setTimeout(r, Math.random() * 1000 * 2 ** attempts));
+    try {
+      const { statusCode } = await conn.request();
+      if (statusCode === 503) continue;
+      return statusCode;
+    } catch (error) {
+      if (error.name === 'ConnectionError') continue;
+      throw error;
+    }
+  }
+}
+module.exports = { each, top };
+`,
+  },
 ];
