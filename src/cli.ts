@@ -710,14 +710,11 @@ function runOverload(scenario: 'overload' | 'partial', command: SimulateRun): nu
   };
   let result: OverloadResult;
   if (scenario === 'partial') {
-    const rate = text('failure-rate') ?? '0.5';
-    if (!/^\d+(?:\.\d+)?$/.test(rate) || !(Number(rate) <= 1)) {
-      throw new UsageError(`--failure-rate must be a share from 0 to 1, like 0.5, got '${rate}'`);
-    }
+    const rate = parseShare('failure-rate', text('failure-rate'), '0.5');
     const durationMs = parseDuration('duration', text('duration') ?? '30s');
     if (!(durationMs > 0)) throw new UsageError(`--duration must be longer than 0, got '${text('duration')}'`);
     checkRun(durationMs, 'duration');
-    result = simulatePartial({ ...common, failureRate: Number(rate), durationMs });
+    result = simulatePartial({ ...common, failureRate: rate, durationMs });
   } else {
     checkRun(slowdownMs, outage === undefined ? 'slowdown' : 'outage');
     result = simulateOverload({ ...common, slowdownMs, outage: outage !== undefined });

@@ -4,7 +4,7 @@
  * file (`this.retryLater()`, `this.#open()`, `this.timer.schedule()` on a helper class of the file); what it cannot find
  * here (an import) is out of reach, and the detector says so where it falls back on a name.
  */
-import { FUNCTIONS, type Node, nameOf, type VisitorKeys, walk } from './ast';
+import { FUNCTIONS, isWithin, type Node, nameOf, type VisitorKeys, walk } from './ast';
 
 interface ClassInfo {
   readonly node: Node;
@@ -237,11 +237,6 @@ export function thisAliasBlock(node: Node): Node | undefined {
 
 /** `self` in `const self = this` (`_this` in compiled TypeScript), declared in a function around `node`. */
 export const isThisAlias = (node: Node): boolean => thisAliasBlock(node) !== undefined;
-
-const isWithin = (node: Node, ancestor: Node): boolean => {
-  for (let p: Node | null | undefined = node; p; p = p.parent) if (p === ancestor) return true;
-  return false;
-};
 
 /** `new K(...)` given to `this.x` where K is no class of this file (imported): its code is out of reach. */
 export function foreignConstructions(member: Node, index: FileIndex): Node[] {

@@ -275,14 +275,8 @@ function build(program: Node, keys: VisitorKeys, resolve: Resolve): FileModel {
     // `this.delayStrategy = isFunction(options.delayStrategy) ? options.delayStrategy : function () {...}`: the
     // function of the file, the default of an option (requestretry).
     if (value.type === 'ConditionalExpression' || value.type === 'LogicalExpression') {
-      const sides =
-        value.type === 'ConditionalExpression'
-          ? [value.consequent as Node, value.alternate as Node]
-          : [value.left as Node, value.right as Node];
-      const own = sides.filter((side) => FUNCTIONS.has(side.type));
-      return own.length === 1 && sides.every((side) => own.includes(side) || side.type === 'MemberExpression')
-        ? own
-        : [];
+      const own = byDefault(value);
+      return own[0] === value ? [] : own;
     }
     if (value.type === 'Identifier') return resolve(value.name as string, value).filter((t) => FUNCTIONS.has(t.type));
     return [];
@@ -534,6 +528,22 @@ export interface Context {
   readonly resolve: Resolve;
   /** This file's name and parser, to read a function it imports from another file of its package (imports.ts). */
   readonly files?: Files | undefined;
+}
+
+/**
+ * `isFunction(options.delayStrategy) ? options.delayStrategy : function () { return this.retryDelay; }`: a function
+ * the caller may give, else one of the file: the retry as set up by default is the file's function (requestretry).
+ */
+export function byDefault(value: Node): Node[] {
+  if (value.type !== 'ConditionalExpression' && value.type !== 'LogicalExpression') return [value];
+  const sides =
+    value.type === 'ConditionalExpression'
+      ? [value.consequent as Node, value.alternate as Node]
+      : [value.left as Node, value.right as Node];
+  const own = sides.filter((side) => FUNCTIONS.has(side.type));
+  return own.length === 1 && sides.every((side) => own.includes(side) || side.type === 'MemberExpression')
+    ? own
+    : [value];
 }
 
 /** The callee a call goes by, past `f.bind(this)` / `f.call(this)` and wrappers. */

@@ -26,7 +26,7 @@ import type { FailurePath } from './cycles';
 import { fileIndex, isCounted, isScaledOnly, isThis, memberTargets } from './file-index';
 import { completions, leadsBack, offPath, sequence } from './flow';
 import { importedFunction } from './imports';
-import { bodyOf, type Context, entered, fileModel } from './model';
+import { bodyOf, byDefault, type Context, entered, fileModel } from './model';
 
 /** What a retry has and lacks of the four elements: a wait, jitter on it, a limit, a check of the failure. */
 export interface Properties {
@@ -335,22 +335,6 @@ function determinism(
     return true;
   });
   return verdict;
-}
-
-/**
- * `isFunction(options.delayStrategy) ? options.delayStrategy : function () { return this.retryDelay; }`: a function
- * the caller may give, else one of the file: the retry as set up by default is the file's function (requestretry).
- */
-function byDefault(value: Node): Node[] {
-  if (value.type !== 'ConditionalExpression' && value.type !== 'LogicalExpression') return [value];
-  const sides =
-    value.type === 'ConditionalExpression'
-      ? [value.consequent as Node, value.alternate as Node]
-      : [value.left as Node, value.right as Node];
-  const own = sides.filter((side) => FUNCTIONS.has(side.type));
-  return own.length === 1 && sides.every((side) => own.includes(side) || side.type === 'MemberExpression')
-    ? own
-    : [value];
 }
 
 /**

@@ -206,11 +206,13 @@ function failurePaths(
  * its connection errors back off (review: an independent labelling).
  */
 function everyWayBackWaits(loop: Node, backs: readonly Node[], ctx: Context): boolean {
+  if (backs.length === 0) return true;
   const { keys } = ctx;
   const body = loop.body as Node;
   const statements = body.type === 'BlockStatement' ? (body.body as Node[]) : [body];
-  const first = statements.findIndex((st) => backs.some((b) => isWithin(b, st) || b === st));
-  const head = [...[loop.test, loop.update].filter(isNode), ...statements.slice(0, Math.max(first, 0))].flatMap((n) =>
+  // Every way back lies in the body: the statements before the first that holds one are on every pass.
+  const first = statements.findIndex((st) => backs.some((b) => isWithin(b, st)));
+  const head = [...[loop.test, loop.update].filter(isNode), ...statements.slice(0, first)].flatMap((n) =>
     owned(n, keys, { skipLoops: true }),
   );
   if (waitsIn(head, ctx).waits) return true;

@@ -7,7 +7,7 @@ import { checkInstances, MAX_CALLS, SimulationLimitError } from './limits';
 import { selectPercentile } from './outage';
 import { ClientRetries } from './retries';
 import type { Filled } from './settings';
-import type { SimulatedHedge } from './strategies';
+import { checkSimulatedHedge, type SimulatedHedge } from './strategies';
 import { ANSWER, CALL, HEDGE, TailServer, type TailSettings, tailCapacity } from './tail';
 
 /**
@@ -206,9 +206,7 @@ function checkStrategy(strategy: HedgeStrategy): void {
   }
   if (strategy === null || typeof strategy !== 'object' || typeof strategy.name !== 'string')
     throw new TypeError(`herdless: a hedge strategy must be a name or { name, hedge }, got ${String(strategy)}`);
-  createHedge(strategy.hedge); // a bad option named now, not mid-run
-  if ((strategy.hedge.maxHedges ?? 1) > 7)
-    throw new RangeError(`herdless: a simulated hedge's maxHedges must be at most 7, got ${strategy.hedge.maxHedges}`);
+  checkSimulatedHedge(strategy.hedge);
 }
 
 /** One run: the server, and each call's first attempt, hedges and answer, through the hedge's own decisions. */

@@ -114,10 +114,7 @@ export interface ResolvedStrategy {
 export function resolveStrategy(strategy: Strategy): ResolvedStrategy {
   if (typeof strategy !== 'string') {
     const hedge = strategy.hedge ?? false;
-    if (hedge !== false) createHedge(hedge === true ? {} : hedge); // a bad option named now, not mid-run
-    const maxHedges = hedge === true || hedge === false ? 1 : (hedge.maxHedges ?? 1);
-    if (maxHedges > MAX_SIMULATED_HEDGES)
-      throw new RangeError(`herdless: a simulated hedge's maxHedges must be at most 7, got ${maxHedges}`);
+    if (hedge !== false) checkSimulatedHedge(hedge === true ? {} : hedge);
     return { ...strategy, budget: strategy.budget ?? false, breaker: strategy.breaker ?? false, hedge };
   }
   if (Object.hasOwn(PRESETS, strategy)) return PRESETS[strategy as PresetName];
@@ -157,6 +154,14 @@ export function unhedged(strategies: readonly ResolvedStrategy[], scenario: stri
 
 /** The most hedges per round the simulator follows (a round's attempts are bits of a byte). */
 const MAX_SIMULATED_HEDGES = 7;
+
+/** A simulated hedge's options, checked before a run: `createHedge()`'s errors, and at most 7 hedges a round. */
+export function checkSimulatedHedge(options: SimulatedHedge): void {
+  createHedge(options); // a bad option named now, not mid-run
+  const maxHedges = options.maxHedges ?? 1;
+  if (maxHedges > MAX_SIMULATED_HEDGES)
+    throw new RangeError(`herdless: a simulated hedge's maxHedges must be at most 7, got ${maxHedges}`);
+}
 
 /**
  * One simulated instance's protections: its policy options (the strategy's backoff, and a fresh budget and breaker
