@@ -185,3 +185,27 @@ describe('the overload table shows the hedges a strategy sent, and only when one
     expect(plain.out).not.toContain('hedges');
   });
 });
+
+describe('reading the whole change again: a round whose start the clock could not read teaches the hedge nothing', () => {
+  it('not a sample in no bucket, which made the percentile delay 26 days (hedging silently off)', async () => {
+    let t = 0;
+    let reads = 0;
+    const hedge = createHedge({
+      now: () => {
+        if (reads++ === 0) throw new Error('clock');
+        return t;
+      },
+      minSamples: 1,
+      percentile: 0.5,
+    });
+    const ask = (ms: number) =>
+      hedged(async () => {
+        t += ms;
+        return 'ok';
+      }, hedge)(ctx());
+    await expect(ask(5)).resolves.toBe('ok'); // the clock throws as this round begins (reported): no hedge
+    expect(hedge.peek()).toBeUndefined(); // and nothing learnt from it
+    await expect(ask(5)).resolves.toBe('ok');
+    expect(hedge.peek()).toBeCloseTo(5, 0);
+  });
+});

@@ -139,6 +139,8 @@ export class Hedge {
 
   /** A call was answered `ms` after its first attempt began: what the percentile delay is learnt from. */
   record(ms: number): void {
+    // A round whose start the clock could not read (it threw then): no latency to learn, not a sample in no bucket.
+    if (Number.isNaN(ms)) return;
     this.#latency.record(ms, this.#now());
   }
 

@@ -82,9 +82,9 @@ export function race<T>(
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       unsubscribe?.();
-      // The reason is made only for a loser to abort: a DOMException costs more than the rest of a round.
       // A failure held while others were in flight, which the round does not answer with (it was aborted): dropped.
       if (held && !held.threw && held.value !== value) drop(held.value);
+      // The reason is made only for a loser to abort: a DOMException costs more than the rest of a round.
       let reason: unknown;
       for (const c of controllers) {
         if (c === winner) continue;
