@@ -3,7 +3,9 @@
  * none among the 21 of audit-corpus.json, split at random into `eval` and `dev` with a fixed seed before any was
  * labelled; the eval half was labelled first and committed before the audit ever ran on it (written up in
  * bench/audit-unseen.md); `extraDev` grows the dev half with packages labelled later, also before the audit ran on
- * them. Run: npm run bench:audit-unseen [-- --cache dir] [--half dev|dev-original|dev-extra|eval|all] [--loops]
+ * them. `--half fresh` scores bench/audit-fresh.json, a later held-out set in no other corpus, labelled before the audit
+ * ran on it and never tuned on (not part of `all`).
+ * Run: npm run bench:audit-unseen [-- --cache dir] [--half dev|dev-original|dev-extra|eval|fresh|all] [--loops]
  *
  * Each half is audited on its own (its labelled files copied into a temporary folder), so its CPU time is its own and
  * tuning on dev can run without printing eval. Scoring (audit-labels.mjs): recall is the clear loops lacking an
@@ -58,14 +60,30 @@ const bare = (spec) => spec.replace(/@[^@]*$/, '');
 const taken = new Set([...split.packages, ...corpusNames].map(bare));
 const clash = extra.filter((p) => taken.has(bare(p)));
 if (clash.length > 0) throw new Error(`audit-unseen.json: extraDev holds packages already in a corpus: ${clash}`);
-const groups = { eval: split.eval, dev: [...split.dev, ...extra], 'dev-original': split.dev, 'dev-extra': extra };
+// The fresh held-out set (audit-fresh.json): packages in no other corpus (this file's split and extraDev,
+// audit-corpus.json, the helpers' packages of audit-independent), labelled before the audit ran on them.
+const fresh = JSON.parse(readFileSync(new URL('./audit-fresh.json', import.meta.url), 'utf8'));
+const independent = ['gaxios', '@redis/client', 'rascal', 'nodemailer', 'hot-shots', '@elastic/transport'];
+const elsewhere = new Set([...taken, ...extra.map(bare), ...independent]);
+const freshClash = fresh.packages.filter((p) => elsewhere.has(bare(p)));
+if (freshClash.length > 0) throw new Error(`audit-fresh.json: packages already in another corpus: ${freshClash}`);
+const freshStray = fresh.files.filter((f) => !fresh.packages.includes(f.pkg)).map((f) => f.pkg);
+if (freshStray.length > 0) throw new Error(`audit-fresh.json: files of packages not in its list: ${freshStray}`);
+const groups = {
+  eval: split.eval,
+  dev: [...split.dev, ...extra],
+  'dev-original': split.dev,
+  'dev-extra': extra,
+  fresh: fresh.packages,
+};
 const halves = values.half === 'all' ? ['dev', 'eval'] : [values.half];
-if (!halves.every((h) => h in groups)) throw new Error('--half must be dev, dev-original, dev-extra, eval or all');
+if (!halves.every((h) => h in groups))
+  throw new Error('--half must be dev, dev-original, dev-extra, eval, fresh or all');
 const cache = values.cache ?? mkdtempSync(join(tmpdir(), 'herdless-unseen-'));
 
 try {
   for (const half of halves) {
-    const files = labels.files.filter((f) => groups[half].includes(f.pkg));
+    const files = (half === 'fresh' ? fresh : labels).files.filter((f) => groups[half].includes(f.pkg));
     fetchPackages(
       files.map((f) => f.pkg),
       cache,
