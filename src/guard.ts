@@ -50,6 +50,10 @@ export interface Pass {
    *   came: a budget reads it as queueing (see `isThrottled`). Forward it, with the other arguments, from a
    *   wrapper's pass (`(...args) => pass.settle(...args)`): a wrapper that names only the first four drops it, and a
    *   429 that names a wait then reads as one that names none (refused while the budget counts it as queueing).
+   * @param leftMs - With `FAILURE`: the time left before the call's deadline as the retry is decided, in ms (`Infinity`
+   *   with none). A budget refuses to hold a retry through a trouble that has already lasted longer than that (the call
+   *   cannot wait it out). Forward it too: without it, such a call keeps retrying at its backoff into a dependency that
+   *   is down.
    */
   settle(
     event: Settle,
@@ -57,6 +61,7 @@ export interface Pass {
     attemptMs?: number,
     allowedMs?: number,
     retryAfterMs?: number,
+    leftMs?: number,
   ): StopReason | number | undefined;
 }
 

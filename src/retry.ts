@@ -334,6 +334,7 @@ async function loop<T>(
             timedOut && !cut ? Infinity : tookMs,
             judgedMs,
             retryAfterMs,
+            timeoutMs - elapsedMs,
           );
           if (typeof verdict === 'number') held = verdict;
           else reason = verdict;

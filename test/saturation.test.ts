@@ -419,7 +419,7 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(after.run.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
   });
 
-  it('a held call waits within its deadline: the hold is cut to a quarter of the time left, none for a trouble older than the time left; one over maxRetryAfterMs stops', async () => {
+  it("a held call waits within its deadline: the hold is cut to a quarter of the time left; a trouble older than the time left ends the call ('budget'); one over maxRetryAfterMs stops", async () => {
     const past = sleeps(failingAfter(1).fn, {
       budget: createRetryBudget(PACE_10),
       maxAttempts: 12,
@@ -428,11 +428,11 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     });
     await fake.clock.runAllAsync();
     // Holds of 10 and 21 ms (as above), then at 37 ms a hold of 43 with 63 ms left: cut to a quarter, 15.75 ms. At
-    // 53.75 ms the trouble is 49.75 ms old, and its hold (59.75 ms) is longer than the 46.25 ms left: the call cannot
-    // wait it out, and its retries sleep their own backoff (0, with random 0), rather than waking, cut short, with the
-    // others held as the trouble ends.
-    expect(past.delays).toEqual([0, 0, 0, 10, 21, 15.75, 0, 0, 0, 0, 0]);
-    expect((past.run.result.reason as RetryError).reason).toBe('attempts');
+    // 53.75 ms the trouble is 49.75 ms old, longer than the 46.25 ms left: the call cannot wait it out, and ends there
+    // ('budget'), rather than knocking at its backoff on a dependency that is down (as it did before: 5 more attempts
+    // in 46 ms) or waking, cut short, with the others held as the trouble ends.
+    expect(past.delays).toEqual([0, 0, 0, 10, 21, 15.75]);
+    expect((past.run.result.reason as RetryError).reason).toBe('budget');
     const long = sleeps(failingAfter(1).fn, {
       budget: createRetryBudget(PACE_10),
       maxAttempts: 10,
@@ -573,34 +573,73 @@ describe('createRetryBudget: most attempts failing holds the retry', () => {
     expect(delays).toEqual([0, 0, 0, 10, 21]);
   });
 
-  it('with a deadline, a held call near its end is no sign of a queue: the budget does no worse than plain (review)', async () => {
+  it('with a deadline, a held call near its end is no sign of a queue; one that cannot wait the trouble out ends (review)', async () => {
     // 30 calls, one every 100 ms, on one budget; fast 503s for 3 s, then fine; each call 5 attempts, 1 s attempt
-    // timeout, a 2 s deadline. Holds cut near the deadline left attempts a sliver, read as slow (half of what was left,
-    // or cut by the deadline): every held retry was then refused, and the budget brought 0 of 30 through (plain: 6).
-    // A trouble older than the time left is now not held for: those retries sleep their backoff, as plain's do (13 of
-    // 30 through, plain 7; holding every one, cut short, brought 19, and stored every call held through a long outage
-    // for the moment it ended).
+    // timeout. Holds cut near the deadline left attempts a sliver, read as slow (half of what was left, or cut by the
+    // deadline): every held retry was then refused, and with a 2 s deadline the budget brought 0 of 30 through (plain:
+    // 6). Holds are now judged against the attempt timeout. With a deadline the trouble fits in (5 s), the budget does
+    // no worse than plain. With one shorter than the trouble (2 s), a call whose trouble has lasted longer than it has
+    // left ends at once ('budget'): it brings through what not retrying does (0 of 30; plain 7), for 66 requests
+    // (plain 146). Before, those calls retried at their backoff: 13 through. With 5 s: 26 through, plain 7.
     const r = () => 0.5; // the same draws for both: Math.random's made the two counts differ by chance
-    const run = async (budget: ReturnType<typeof createRetryBudget> | undefined) => {
+    const run = async (budget: ReturnType<typeof createRetryBudget> | undefined, timeoutMs: number, attempts = 5) => {
       const start = performance.now();
+      let requests = 0;
       const dependency = () =>
-        new Promise<string>((resolve, reject) =>
-          setTimeout(() => (performance.now() - start < 3_000 ? reject(transient()) : resolve('ok')), 2),
-        );
+        new Promise<string>((resolve, reject) => {
+          requests++;
+          setTimeout(() => (performance.now() - start < 3_000 ? reject(transient()) : resolve('ok')), 2);
+        });
       const calls: ReturnType<typeof settle>[] = [];
       for (let i = 0; i < 30; i++) {
         calls.push(
-          settle(retry(dependency, { budget, maxAttempts: 5, attemptTimeoutMs: 1_000, timeoutMs: 2_000, random: r })),
+          settle(retry(dependency, { budget, maxAttempts: attempts, attemptTimeoutMs: 1_000, timeoutMs, random: r })),
         );
         await fake.clock.tickAsync(100);
       }
       await fake.clock.runAllAsync();
-      return calls.filter((c) => c.result.status === 'fulfilled').length;
+      const reasons = calls.map((c) => (c.result.reason as RetryError | undefined)?.reason ?? 'ok');
+      return { through: reasons.filter((x) => x === 'ok').length, reasons, requests };
     };
-    const plain = await run(undefined);
-    const budgeted = await run(createRetryBudget(PACE_10));
-    expect(plain).toBeGreaterThan(0);
-    expect(budgeted).toBeGreaterThanOrEqual(plain);
+    const plainLong = await run(undefined, 5_000);
+    const budgetLong = await run(createRetryBudget(PACE_10), 5_000);
+    expect(plainLong.through).toBeGreaterThan(0);
+    expect(budgetLong.through).toBeGreaterThanOrEqual(plainLong.through);
+    const plain = await run(undefined, 2_000);
+    const none = await run(undefined, 2_000, 1);
+    const budgeted = await run(createRetryBudget(PACE_10), 2_000);
+    expect(plain.through).toBeGreaterThan(0);
+    expect(budgeted.through).toBeGreaterThanOrEqual(none.through);
+    expect(budgeted.requests).toBeLessThan(plain.requests / 2);
+    expect(budgeted.reasons.filter((x) => x === 'budget').length).toBeGreaterThan(20);
+  });
+
+  it('a trouble older than the time left ends the call behind a breaker too: the breaker forwards the time left', async () => {
+    const { delays, run } = sleeps(failingAfter(1).fn, {
+      budget: createRetryBudget(PACE_10),
+      breaker: createCircuitBreaker(),
+      maxAttempts: 12,
+      random: () => 0,
+      timeoutMs: 100,
+    });
+    await fake.clock.runAllAsync();
+    expect(delays).toEqual([0, 0, 0, 10, 21, 15.75]); // as without the breaker (above), which stays closed
+    expect((run.result.reason as RetryError).reason).toBe('budget');
+  });
+
+  it("a place in the pace later than the time left is no refusal: a quiet process's call retries at its backoff", async () => {
+    // windowMs 300 s: the pace step of a lone call is 1,000 s, longer than any call's time left. The trouble (from the
+    // 4th failure, at 4 ms) is young next to the 10 s left: the call is not held (it could not take its place) and
+    // not refused; it sleeps its backoff (0 with random 0) until its attempts are spent.
+    const { delays, run } = sleeps(failingAfter(1).fn, {
+      budget: createRetryBudget({ windowMs: 300_000 }),
+      maxAttempts: 8,
+      random: () => 0,
+      timeoutMs: 10_000,
+    });
+    await fake.clock.runAllAsync();
+    expect(delays).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect((run.result.reason as RetryError).reason).toBe('attempts');
   });
 
   it("a fast failure near the call's deadline is judged against its attempt timeout, not the sliver left (review)", async () => {

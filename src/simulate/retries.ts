@@ -126,7 +126,14 @@ export class ClientRetries {
     failure?: unknown,
   ): Decision {
     const verdict = this.#guarded
-      ? this.#passes[client]?.settle(Report.FAILURE, failure, attemptMs, allowedMs, retryAfterMs)
+      ? this.#passes[client]?.settle(
+          Report.FAILURE,
+          failure,
+          attemptMs,
+          allowedMs,
+          retryAfterMs,
+          this.#policy.timeoutMs - elapsedMs,
+        )
       : undefined;
     // The budget may hold the retry (the dependency is down): a wait it names, which decide() takes as a server's.
     const refusal = typeof verdict === 'number' ? undefined : verdict;
