@@ -38,7 +38,8 @@ export interface RetryBudgetOptions {
    * twice that, as a server's Retry-After is (the spread at most `capMs`), or its own backoff if that is longer, so
    * that the calls held come back spread out, and the fewer the longer it goes on; a held retry that finds the
    * dependency queueing as it is about to start is refused. A hold is cut so that its sleep ends by half the time left
-   * before the call's deadline; a trouble older than the time left ends the call (`'budget'`: it cannot wait it out),
+   * before the call's deadline; a trouble older than the time left ends the call (`'budget'`: it cannot wait it out;
+   * not a failure whose server named its wait, which decide() keeps to the deadline),
    * and a hold whose place in the pace comes after the deadline is not taken (the retry sleeps as unheld: its backoff,
    * or the server's wait); one taken over its `maxRetryAfterMs` ends the call (`'budget'`). While some of those
    * attempts are also slow, the dependency queues and sheds: the retry is refused, not held.
@@ -200,7 +201,9 @@ class BudgetPass implements Pass {
         allowedMs,
         1,
         throttled ? Infinity : this.#startedAt,
-        leftMs,
+        // A server that names its wait has scheduled the retry (decide() ends the call if the wait is past the
+        // deadline): it is not ended for the trouble's age (review 34).
+        (retryAfterMs as number) > 0 ? Number.POSITIVE_INFINITY : leftMs,
       );
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();
@@ -338,6 +341,9 @@ class Budget implements RetryBudget, Guard {
     }
     // Most attempts failing while some are slow is a dependency that queues and sheds: refused, as a slow failure is.
     if (this.#slowSeen(true)) return -1;
+    // A success counted while the window still reads failing: no retry follows it, so no hold to give (review 34: it
+    // moved the pace to now + the trouble's age, a place no call took or gave back, and held the next trouble behind it).
+    if (!failed) return 0;
     // Most failing and all fast is one that is down: held, to wait it out, from when this trouble began, and paced:
     // each hold ends a step after the latest one given, a step that lets this budget's held retries start at most
     // HELD_PACE for every first attempt it saw over `windowMs`. However long the trouble and many the calls held
@@ -535,10 +541,11 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   `failureWindowMs`, unless an isolated one), it is refused, so the calls held through an outage do not feed the
  *   queue that forms as it ends. A hold never shortens the retry's own backoff; it is cut so that its sleep ends by
  *   half the time left before the call's deadline, leaving the attempt the other half. A trouble that has lasted
- *   longer than the call has left ends the call with `'budget'`: a trouble's age is the best guess of what is left of
- *   it, so the call cannot wait it out, and retrying at its backoff instead would knock on a dependency that is down
- *   and land on it, with every call like it, as it comes back (on the explore scenario's evaluation draw: 97.5% to
- *   97.9% safe, beneficial unchanged at 86.4%). A call whose place in the pace comes after its deadline (a quiet
+ *   longer than the call has left ends the call with `'budget'` (unless the server named its wait): a trouble's age
+ *   is the best guess of what is left of it, so the call cannot wait it out, and retrying at its backoff instead would
+ *   knock on a dependency that is down and land on it, with every call like it, as it comes back (on the explore
+ *   scenario's evaluation draw: 97.5% to 97.9% safe, beneficial unchanged at 86.4%). A call begun as the trouble began
+ *   so rides out only a trouble shorter than half its deadline. A call whose place in the pace comes after its deadline (a quiet
  *   process) sleeps as unheld. A hold taken longer than its `maxRetryAfterMs` ends the call with `'budget'`. A window
  *   with no attempt at all forgets the trouble.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a

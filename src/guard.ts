@@ -51,9 +51,9 @@ export interface Pass {
    *   wrapper's pass (`(...args) => pass.settle(...args)`): a wrapper that names only the first four drops it, and a
    *   429 that names a wait then reads as one that names none (refused while the budget counts it as queueing).
    * @param leftMs - With `FAILURE`: the time left before the call's deadline as the retry is decided, in ms (`Infinity`
-   *   with none). A budget refuses to hold a retry through a trouble that has already lasted longer than that (the call
-   *   cannot wait it out). Forward it too: without it, such a call keeps retrying at its backoff into a dependency that
-   *   is down.
+   *   with none). A budget ends the call (`'budget'`) when the dependency is down and the trouble has already lasted
+   *   longer than that (the call cannot wait it out), unless the server named its wait. Forward it too: a wrapper that
+   *   names only the first five drops it, and such a call keeps retrying at its backoff into a dependency that is down.
    */
   settle(
     event: Settle,
