@@ -656,6 +656,48 @@ export function helperLimits(
 }
 
 /**
+ * `while (delay !== null) { ...; try { return await this.start(); } catch (e) { delay = this.nextDelay(n, e); } }`:
+ * the loop goes on while the answer a call gives after each failure is there, so that call decides the end: a retry
+ * policy out of reach (signalr's `IRetryPolicy`), taken as the limit and named in the report, or a function of the
+ * file seen to answer `null` or what such a call answers. A function of the file that always answers a number is none.
+ */
+export function endsByAnswer(test: Node, nodes: readonly Node[], ctx: Context): boolean {
+  const absent = (n: Node) =>
+    (n.type === 'Literal' && n.value === null) || (n.type === 'Identifier' && n.name === 'undefined');
+  const tested =
+    test.type === 'Identifier'
+      ? test
+      : test.type === 'BinaryExpression' &&
+          ['!==', '!='].includes(test.operator as string) &&
+          absent(test.right as Node)
+        ? (test.left as Node)
+        : undefined;
+  if (tested?.type !== 'Identifier') return false;
+  const answers = nodes.flatMap((n) => {
+    if (n.type !== 'AssignmentExpression' || refKey(n.left as Node) !== tested.name) return [];
+    let right = n.right as Node;
+    while (right.type === 'AwaitExpression') right = right.argument as Node;
+    return right.type === 'CallExpression' ? [right] : [];
+  });
+  const outOfReach = (call: Node) => call.type === 'CallExpression' && entered(call, ctx).length === 0;
+  return answers.some((call) => {
+    const targets = entered(call, ctx);
+    if (targets.length === 0) {
+      noteByName(`${callName(call)}() out of reach, its answer taken as the limit`);
+      return true;
+    }
+    return targets.some((f) => {
+      const returned = owned(bodyOf(f), ctx.keys, { skipLoops: false, skipCallbacks: true }).flatMap((r) =>
+        r.type === 'ReturnStatement' && r.argument ? [r.argument as Node] : [],
+      );
+      const gives = returned.find(outOfReach);
+      if (gives) noteByName(`${callName(gives)}() out of reach, its answer taken as the limit`);
+      return returned.some(absent) || gives !== undefined;
+    });
+  });
+}
+
+/**
  * `if (retriesRemaining && shouldRetry) return this.retryRequest(...)` and, on the way back, `this.makeRequest(options,
  * retriesRemaining - 1)`: a count handed back one less each time and tested on the way is the limit (openai).
  */

@@ -25,6 +25,7 @@ import {
   FUNCTIONS,
   isNode,
   isWithin,
+  LOOPS,
   mentions,
   type Node,
   nameOf,
@@ -70,6 +71,7 @@ import {
   bounds,
   counters,
   cycleProperties,
+  endsByAnswer,
   errorCheck,
   helperLimits,
   importedProperties,
@@ -123,16 +125,10 @@ function failurePaths(
       const block = completions(n.block as Node, true);
       block.delete('throw');
       // `while (!done) { try { ...; done = true } ... }`: a statement of the attempt itself sets what the loop tests.
-      const setsTest = (block: Node, countsAside = false) =>
-        (block.body as Node[]).some((st) => {
-          const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
-          return (
-            a?.type === 'AssignmentExpression' &&
-            loopTestNames.has(refKey(a.left as Node) ?? '') &&
-            !(countsAside && isCountStep(a))
-          );
-        });
-      const assignsTest = setsTest(n.block as Node);
+      const assignsTest = ((n.block as Node).body as Node[]).some((st) => {
+        const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
+        return a?.type === 'AssignmentExpression' && loopTestNames.has(refKey(a.left as Node) ?? '');
+      });
       const tail = rest(n);
       const successLeaves =
         (leaves(block) && !leadsBack(block)) ||
@@ -141,9 +137,18 @@ function failurePaths(
         assignsTest;
       const handler = completions((n.handler as Node).body as Node, true);
       // A failure path that moves what the loop tests (`current = generator.throw(err)`) goes on, not back; a count
-      // stepped (`retry = retry - 1`, as `retry--`) is the loop's limit, not a move.
+      // stepped (`retry = retry - 1`, as `retry--`) is the loop's limit, not a move; nor is a value the attempt never
+      // reads (`nextDelay = policy.next(err)`, waited before the attempt and tested by the loop: signalr's reconnect).
+      const attemptReads = new Set<string>();
+      walk(n.block as Node, keys, (m) => void (m.type === 'Identifier' && attemptReads.add(m.name as string)));
+      const movesTest = (block: Node) =>
+        (block.body as Node[]).some((st) => {
+          const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
+          const key = a?.type === 'AssignmentExpression' ? refKey(a.left as Node) : undefined;
+          return key !== undefined && loopTestNames.has(key) && !isCountStep(a as Node) && attemptReads.has(key);
+        });
       const failureBack =
-        !setsTest((n.handler as Node).body as Node, true) &&
+        !movesTest((n.handler as Node).body as Node) &&
         !remedies((n.handler as Node).body as Node, keys, '') &&
         !handsOnError(n, keys) &&
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
@@ -372,7 +377,8 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
     ...(waits.waits && !everyWayBackWaits(loop, paths.backs, ctx) ? { waits: false, fixedDelay: false } : waits),
     limited:
       limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys) ||
-      helperLimits([...direct, ...paths.extra], names, ctx, paths.errorNames),
+      helperLimits([...direct, ...paths.extra], names, ctx, paths.errorNames) ||
+      (isNode(loop.test) && endsByAnswer(loop.test, direct, ctx)),
     ...errorCheck([loop, ...shapeNodes], paths.errorNames, ctx),
   };
 }
@@ -725,7 +731,9 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
           parentOf.set(t, g);
           const attempt = methods.has(t) && ATTEMPT_NAME.test(functionName(t) ?? '');
           if (attempt) {
-            if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx)) return undefined;
+            if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx) || holdsRetryLoop(t, ctx)) {
+              return undefined;
+            }
             const chain: Node[] = [];
             for (let c = parentOf.get(t); c && c !== fn; c = parentOf.get(c)) chain.unshift(c);
             // `if (this.transports.length > 1) { this.transports.shift(); return this._open(); }`: the handler
@@ -741,6 +749,17 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
     level = next;
   }
   return undefined;
+}
+
+/**
+ * `async _reconnect(err) { while (delay !== null) { await wait(delay); try { return await this._start(); } catch ...
+ * } }`: the attempt a handler hands the failure to is itself a retry loop; its wait, limit and check are the loop's,
+ * reported on the loop (signalr's close handler and `_reconnect`).
+ */
+function holdsRetryLoop(fn: Node, ctx: Context): boolean {
+  return owned(bodyOf(fn), ctx.keys, { skipLoops: false, skipCallbacks: true }).some(
+    (n) => LOOPS.has(n.type) && retryLoop(n, ctx) !== undefined,
+  );
 }
 
 /**
