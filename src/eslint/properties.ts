@@ -135,7 +135,7 @@ export function cycleProperties(
       WAITS_BY_NAME.test(callName(m)) &&
       (m.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
   );
-  const waits = waitsIn([...pathNodes, ...helperNodes], ctx, true);
+  const waits = waitsIn([...pathNodes, ...helperNodes, ...waitsFirst(fn, ctx)], ctx, true);
   // `if (this.exhausted()) return;` with `exhausted() { return ++this.attempts > this.max; }`: a yes/no helper of the
   // cycle whose answer compares a counter, asked in a condition, is the limit kept there (review).
   const answersBound = (h: Node): boolean => {
@@ -182,6 +182,42 @@ export function cycleProperties(
       ? { checksError: true }
       : eachWayChecks(all, handler, along, errorNames, ctx)),
   };
+}
+
+/**
+ * `_connect() { if (this.count >= max) return; this.count++; this._wait().then(() => this.open()).catch(...) }`: the
+ * attempt waits first, on every entry, before anything of it can fail: a statement of its own body, not under a
+ * branch, whose promise chain starts with a wait (`await sleep(ms)`, `wait(ms).then(...)`, a function of the file that
+ * waits). Every way back goes through it. The nodes of those waits, and of the file's functions they call.
+ */
+function waitsFirst(fn: Node, ctx: Context): Node[] {
+  const body = bodyOf(fn);
+  if (body.type !== 'BlockStatement') return [];
+  const out: Node[] = [];
+  for (const st of body.body as Node[]) {
+    let e: Node | undefined =
+      st.type === 'ExpressionStatement'
+        ? (st.expression as Node)
+        : st.type === 'VariableDeclaration'
+          ? (((st.declarations as Node[])[0]?.init as Node | null) ?? undefined)
+          : undefined;
+    if (e?.type === 'AwaitExpression') e = e.argument as Node;
+    // `wait().then(f).catch(g)`: down the chain to the call it starts with.
+    while (
+      e?.type === 'CallExpression' &&
+      (e.callee as Node).type === 'MemberExpression' &&
+      /^(then|catch|finally)$/.test(callName(e))
+    ) {
+      e = ((e.callee as Node).object as Node) ?? undefined;
+    }
+    if (e?.type !== 'CallExpression') continue;
+    const inFile = entered(e, ctx).filter((f) => mentions(bodyOf(f), ctx.keys, isWaitCall));
+    if (isWaitCall(e) || inFile.length > 0) {
+      out.push(...owned(e, ctx.keys, { skipLoops: false }));
+      for (const f of inFile) out.push(...owned(bodyOf(f), ctx.keys, { skipLoops: false }));
+    }
+  }
+  return out;
 }
 
 /**
@@ -279,6 +315,15 @@ function determinism(
     if (verdict === 'random') return false;
     if (isRandomCall(n)) {
       verdict = 'random';
+      return false;
+    }
+    // `_getNextDelay() { ...; this._debug('next delay', delay); return delay; }`: a call made for its effect, its value
+    // unused (logging), is no part of the delay; a random one still is.
+    if (
+      n.type === 'ExpressionStatement' &&
+      (n.expression as Node).type === 'CallExpression' &&
+      !mentions(n, ctx.keys, isRandomCall)
+    ) {
       return false;
     }
     const see = (targets: readonly Node[]) => {

@@ -734,6 +734,10 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
             if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx) || holdsRetryLoop(t, ctx)) {
               return undefined;
             }
+            // A method named like a retry schedules the attempt (a timer, a callback run later); one that calls it
+            // itself (`async _reconnectAuth() { await this._waitForAuth(); this.connect(); }`, a hook handed to a
+            // library to run before its own reconnect) schedules nothing: @supabase/realtime-js.
+            if (byRetry && g === fn && enclosingFunction(m) === fn) return undefined;
             const chain: Node[] = [];
             for (let c = parentOf.get(t); c && c !== fn; c = parentOf.get(c)) chain.unshift(c);
             // `if (this.transports.length > 1) { this.transports.shift(); return this._open(); }`: the handler

@@ -85,4 +85,99 @@ async function reconnect() {
 }
 module.exports = { reconnect };`,
   },
+  {
+    name: 'the attempt waits first (`this._wait().then(...)`, a method of the file), so every way back waits; a logging call in the delay method is no part of the delay',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-transient-check'],
+    code: `
+class Socket {
+  _nextDelay() {
+    let delay = 0;
+    if (this._count > 0) delay = 1000 * 1.3 ** (this._count - 1);
+    this._debug('next delay', delay);
+    return delay;
+  }
+  _debug(...args) {
+    if (this.options.debug) this.options.logger('socket', ...args);
+  }
+  _wait() {
+    return new Promise((resolve) => {
+      setTimeout(resolve, this._nextDelay());
+    });
+  }
+  _connect() { // <-
+    if (this._count >= this.max) return;
+    this._count++;
+    this._wait()
+      .then(() => open(this.url))
+      .then((ws) => {
+        this.ws = ws;
+      })
+      .catch((err) => {
+        this._handleError(err);
+      });
+  }
+  _handleError(err) {
+    if (this.onerror) this.onerror(err);
+    this._connect();
+  }
+}
+module.exports = Socket;`,
+  },
+  {
+    name: 'edge: a wait only under a branch of the attempt holds back not every entry',
+    lang: 'cjs',
+    finds: ['no-immediate-retry', 'require-transient-check'],
+    code: `
+class Socket {
+  _connect() { // <-
+    if (this._count >= this.max) return;
+    this._count++;
+    if (this.slow) {
+      this._wait().then(() => this._open());
+      return;
+    }
+    open(this.url)
+      .then((ws) => {
+        this.ws = ws;
+      })
+      .catch((err) => {
+        this._handleError(err);
+      });
+  }
+  _wait() {
+    return new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  _handleError(err) {
+    this._connect();
+  }
+}
+module.exports = Socket;`,
+  },
+  {
+    name: 'look-alike: a method named like a reconnect, handed to a library as a hook, that calls connect itself, schedules nothing',
+    lang: 'cjs',
+    finds: [],
+    code: `
+class Client {
+  constructor(options) {
+    options.beforeReconnect = this._reconnectAuth.bind(this);
+  }
+  connect() {
+    if (this.connected) return;
+    this.socket.connect();
+  }
+  async _reconnectAuth() {
+    await this._waitForAuth();
+    if (!this.connected) this.connect();
+  }
+  _setAuthSafely() {
+    this.setAuth().catch((e) => this.log('error', e));
+  }
+  async _waitForAuth() {
+    if (this.authPromise) await this.authPromise;
+  }
+}
+module.exports = Client;`,
+  },
 ];
