@@ -53,19 +53,8 @@ export function pacedTry(tryStatement: Node, within: Node, keys: VisitorKeys): b
   const only = (c: Set<string>) => c.size === 1 && c.has('normal');
   if (!only(block) || !only(caught)) return false;
   const attempt = owned(tryStatement.block as Node, keys, { skipLoops: false, skipCallbacks: true });
-  const results = new Set(
-    attempt.flatMap((n) => {
-      const [id, init] = bindingOf(n);
-      return id?.type === 'Identifier' && init && mentions(init, keys, (m) => m.type === 'CallExpression')
-        ? [id.name as string]
-        : [];
-    }),
-  );
-  const used = attempt.some(
-    (n) => n.type === 'Identifier' && results.has(n.name as string) && bindingOf(n.parent as Node)[0] !== n,
-  );
   const consumes = attempt.some((n) => n.type === 'CallExpression' && CONSUMES.test(callName(n)));
-  if (!used || consumes) return false;
+  if (!resultUsed(tryStatement, keys) || consumes) return false;
   const reads = new Set(
     owned(within, keys, { skipLoops: true, skipCallbacks: true }).flatMap((n) =>
       n.type === 'MemberExpression' &&
@@ -76,6 +65,22 @@ export function pacedTry(tryStatement: Node, within: Node, keys: VisitorKeys): b
     ),
   );
   return !remedies(handlerBody, keys, '', undefined, [], reads) && !handsOnError(tryStatement, keys);
+}
+
+/** The try's attempt keeps what a call gives and uses it (`const jobs = await fetch(); if (jobs) ...`): not a ping. */
+export function resultUsed(tryStatement: Node, keys: VisitorKeys): boolean {
+  const attempt = owned(tryStatement.block as Node, keys, { skipLoops: false, skipCallbacks: true });
+  const results = new Set(
+    attempt.flatMap((n) => {
+      const [id, init] = bindingOf(n);
+      return id?.type === 'Identifier' && init && mentions(init, keys, (m) => m.type === 'CallExpression')
+        ? [id.name as string]
+        : [];
+    }),
+  );
+  return attempt.some(
+    (n) => n.type === 'Identifier' && results.has(n.name as string) && bindingOf(n.parent as Node)[0] !== n,
+  );
 }
 
 /**

@@ -49,6 +49,7 @@ import {
   remedies,
   requeues,
   resultPolarity,
+  resultUsed,
   SCHEDULES,
   stepsIndex,
   walksList,
@@ -147,12 +148,20 @@ function failurePaths(
           const key = a?.type === 'AssignmentExpression' ? refKey(a.left as Node) : undefined;
           return key !== undefined && loopTestNames.has(key) && !isCountStep(a as Node) && attemptReads.has(key);
         });
+      // What a branch of the catch that leaves does (`this.skipSync = true; throw err`) is not done on the way back,
+      // when the way back is a `continue` (telegraf's polling).
+      const handlerBody = (n.handler as Node).body as Node;
+      const continues = handler.has('normal')
+        ? []
+        : owned(handlerBody, keys, { skipLoops: true, skipCallbacks: true }).filter(
+            (m) => m.type === 'ContinueStatement',
+          );
       const failureBack =
-        !movesTest((n.handler as Node).body as Node) &&
-        !remedies((n.handler as Node).body as Node, keys, '') &&
+        !movesTest(handlerBody) &&
+        !remedies(handlerBody, keys, '', undefined, continues) &&
         !handsOnError(n, keys) &&
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
-      if ((successLeaves && failureBack) || keepsPace(n, body, keys)) {
+      if ((failureBack && (successLeaves || backsOffFailures(n, loop, ctx))) || keepsPace(n, body, keys)) {
         retry = true;
         if (handler.has('continue')) backs.push((n.handler as Node).body as Node);
         const param = (n.handler as Node).param as Node | null;
@@ -237,6 +246,23 @@ function keepsPace(tryStatement: Node, body: Node, keys: VisitorKeys): boolean {
   if (tryStatement.parent !== body || !only(sequence(tail, true))) return false;
   const paced = tail.some((st) => mentions(st, keys, (m) => isWaitCall(m) && !/^setInterval$/.test(callName(m))));
   return paced && pacedTry(tryStatement, body, keys);
+}
+
+/**
+ * `do { try { const updates = await getUpdates(offset); yield updates; } catch (err) { if (transient(err)) { await
+ * wait(5000); continue; } throw err; } } while (!aborted)`: a long poll or a consumer whose success goes round at once
+ * and whose catch waits before going back: the failed call is made again, the same, after that wait: a retry of its
+ * failures (telegraf's polling). Not this shape: a success that waits too (a paced poll: `keepsPace`'s when its catch
+ * only reports), an answer nothing reads (a heartbeat), a catch that goes back at once (a reader's loop).
+ */
+function backsOffFailures(tryStatement: Node, loop: Node, ctx: Context): boolean {
+  const { keys } = ctx;
+  const handler = owned((tryStatement.handler as Node).body as Node, keys, { skipLoops: true });
+  if (!waitsIn(handler, ctx).waits) return false;
+  const success = [tryStatement.block as Node, ...after(tryStatement, loop.body as Node), loop.test, loop.update]
+    .filter(isNode)
+    .flatMap((n) => owned(n, keys, { skipLoops: true }));
+  return !waitsIn(success, ctx).waits && resultUsed(tryStatement, keys);
 }
 
 /**

@@ -180,4 +180,72 @@ class Client {
 }
 module.exports = Client;`,
   },
+  {
+    name: 'a long poll whose success goes round at once and whose catch waits before going back retries its failures; a branch of the catch that leaves does not repair the way back',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit'],
+    code: `
+class Polling {
+  async *updates() {
+    do { // <-
+      try {
+        const updates = await this.api.call('getUpdates', { offset: this.offset });
+        const last = updates[updates.length - 1];
+        if (last !== undefined) this.offset = last.id + 1;
+        yield updates;
+      } catch (err) {
+        if (err.name === 'FetchError' || err.code >= 500) {
+          await wait(5000);
+          continue;
+        }
+        if (err.code === 401) {
+          this.skipSync = true;
+        }
+        throw err;
+      }
+    } while (this.running);
+  }
+}
+module.exports = Polling;`,
+  },
+  {
+    name: 'look-alikes of a long poll: a poll whose success waits too, a heartbeat whose answer nothing reads, a list walked',
+    lang: 'cjs',
+    finds: [],
+    code: `
+async function poll(state) {
+  while (state.running) {
+    try {
+      const status = await fetchStatus();
+      state.status = status;
+    } catch (err) {
+      await sleep(1000);
+      continue;
+    }
+    await sleep(state.interval);
+  }
+}
+async function beat(conn) {
+  while (conn.open) {
+    try {
+      await conn.ping();
+    } catch (err) {
+      await sleep(1000);
+      continue;
+    }
+  }
+}
+async function sendAll(items) {
+  for (let i = 0; i < items.length; i++) {
+    try {
+      const res = await send(items[i]);
+      log(res);
+    } catch (err) {
+      await sleep(100);
+      continue;
+    }
+  }
+}
+module.exports = { poll, beat, sendAll };`,
+  },
 ];
