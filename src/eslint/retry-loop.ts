@@ -483,7 +483,41 @@ function entersAgain(call: Node, fn: Node, ctx: Context): boolean {
   const isFn = (a: Node) =>
     (a.type === 'Identifier' || a.type === 'MemberExpression' || callName(a) === 'bind') &&
     modelOf(a, ctx).valueTargets(a).includes(fn);
-  return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isFn)) || failureReference(call, isFn);
+  return (
+    (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isFn)) ||
+    failureReference(call, isFn) ||
+    schedulerOf(call, ctx).some((s) => isFn((call.arguments as Node[])[s.at] as Node))
+  );
+}
+
+/**
+ * `delayReconnectAttempt(cb) { const ms = this.timeout * ++this.failures; setTimeout(() => cb.apply(this), ms); }`: a
+ * function of the file that waits and then runs the function handed to it (called, `.call`ed or `.apply`ed) is a
+ * scheduler, as `setTimeout` is: handing it a function enters that function again, later (@slack/socket-mode's
+ * `delayReconnectAttempt(this.retrieveWSSURL)`). Each such function the call enters, with the place of the parameter
+ * it runs; its code is read with the retry's.
+ */
+function schedulerOf(call: Node, ctx: Context): { fn: Node; at: number }[] {
+  if (call.type !== 'CallExpression' || (call.arguments as Node[]).length === 0) return [];
+  return entered(call, ctx).flatMap((f) => {
+    const body = owned(bodyOf(f), ctx.keys, { skipLoops: false });
+    if (!body.some(isWaitCall)) return [];
+    const at = (f.params as Node[]).findIndex((p) => {
+      const param = paramName(p);
+      return (
+        param !== undefined &&
+        body.some((n) => {
+          if (n.type !== 'CallExpression') return false;
+          let callee = n.callee as Node;
+          if (callee.type === 'MemberExpression' && /^(call|apply)$/.test(nameOf(callee.property as Node) ?? '')) {
+            callee = callee.object as Node;
+          }
+          return callee.type === 'Identifier' && callee.name === param;
+        })
+      );
+    });
+    return at >= 0 && (call.arguments as Node[])[at] ? [{ fn: f, at }] : [];
+  });
 }
 
 /** A function handed where only a failure runs it: `.catch(f)`, `.then(ok, f)`, `.on('error', f)`. */
@@ -511,7 +545,9 @@ export function recursiveCaller(call: Node, ctx: Context): Node | undefined {
     return own === undefined ? [] : [own];
   };
   const handed =
-    SCHEDULES.test(name ?? '') || (LISTENS.test(name ?? '') && isFailureEvent((call.arguments as Node[])[0]))
+    SCHEDULES.test(name ?? '') ||
+    (LISTENS.test(name ?? '') && isFailureEvent((call.arguments as Node[])[0])) ||
+    schedulerOf(call, ctx).length > 0
       ? (call.arguments as Node[]).flatMap(handedName)
       : [];
   if (!name && handed.length === 0) return undefined;
@@ -623,12 +659,18 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   if (walksList(nodes, keys)) return undefined; // it works through a queue or a list of fallbacks
   const attempts = nodes.filter((n) => n.type === 'TryStatement' && n.handler);
   if (attempts.length > 0 && attempts.every((t) => onlyWaits(t.block as Node, keys))) return undefined;
-  // The self-call is not a wait, even when its name says wait (`waitForExit()`).
-  const others = nodes.filter((n) => !(again.includes(n) && calleeName(n) === name));
+  // The self-call is not a wait, even when its name says wait (`waitForExit()`); a scheduler of the file it goes
+  // through is read for its wait and limit, not taken as a wait by its name.
+  const schedulers = again.flatMap((n) => schedulerOf(n, ctx).map((s) => s.fn));
+  const scheduled = schedulers.flatMap((f) => owned(bodyOf(f), keys, { skipLoops: false }));
+  const others = [
+    ...nodes.filter((n) => !(again.includes(n) && (calleeName(n) === name || schedulerOf(n, ctx).length > 0))),
+    ...scheduled,
+  ];
   const names = withAliases(nodes, errorNames);
   const own = {
     ...waitsIn(others, ctx),
-    limited: tests(nodes).some((t) => bounds(t, params, keys)),
+    limited: tests([...nodes, ...scheduled]).some((t) => bounds(t, params, keys)),
     ...errorCheck([...nodes, ...viaCallback], names, ctx),
   };
   // `await getRetryConfig(err)` of another file of the package: what it keeps is the recursion's (gaxios).

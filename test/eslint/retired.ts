@@ -248,4 +248,52 @@ async function sendAll(items) {
 }
 module.exports = { poll, beat, sendAll };`,
   },
+  {
+    name: 'a method that hands itself from its catch to a scheduler of the file (a wait, then the handed function applied) retries itself; the scheduler is read for the wait and the limit',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit'],
+    code: `
+class Client {
+  delayReconnect(cb) {
+    this.failures += 1;
+    const ms = this.pingTimeout * this.failures;
+    return new Promise((resolve) => {
+      this.timer = setTimeout(() => {
+        if (!this.stopped) cb.apply(this).then(resolve);
+      }, ms);
+    });
+  }
+  async fetchUrl() { // <-
+    try {
+      const resp = await this.web.open({});
+      this.failures = 0;
+      return resp.url;
+    } catch (error) {
+      if (error instanceof PlatformError) throw error;
+      return await this.delayReconnect(this.fetchUrl);
+    }
+  }
+}
+module.exports = Client;`,
+  },
+  {
+    name: 'look-alike of a scheduler of the file: one handed the function on success (a poll)',
+    lang: 'cjs',
+    finds: [],
+    code: `
+class Poller {
+  later(cb) {
+    setTimeout(() => cb.call(this), 1000);
+  }
+  async refresh() {
+    try {
+      this.state = await this.api.state();
+      this.later(this.refresh);
+    } catch (error) {
+      this.emit('error', error);
+    }
+  }
+}
+module.exports = Poller;`,
+  },
 ];
