@@ -575,15 +575,35 @@ export function stepsIndex(site: Node, ctx: Context): boolean {
  * store.shift(); if (found) send(found)`: the failure puts the attempt's own input back on the queue the way back takes
  * it from, so the queue hands the same call back, it is not walked (@sentry/core's offline transport).
  */
-export function requeues(c: FailureCycle, keys: VisitorKeys): boolean {
+export function requeues(c: FailureCycle, ctx: Context): boolean {
+  const { keys } = ctx;
   const inputs = new Set((c.attempt.params as Node[]).flatMap((p) => paramName(p) ?? []));
   const handler = c.path.handler.type === 'CatchClause' ? (c.path.handler.body as Node) : c.path.handler;
+  // `this._maybeRetry(err, item, callback)` then `this.retryQueue.push({ item, callback })` in a function of the way
+  // back: the input handed on under the next function's parameter name, pushed there, alone or in an object
+  // (rollbar's retry queue, drained by an interval).
+  const way = [handler, ...c.route.map(bodyOf)].flatMap((b) => owned(b, keys, { skipLoops: false }));
+  for (const n of way) {
+    if (n.type !== 'CallExpression') continue;
+    const args = n.arguments as Node[];
+    for (const t of entered(n, ctx)) {
+      if (!c.route.includes(t)) continue;
+      args.forEach((a, i) => {
+        const p = paramName((t.params as Node[])[i]);
+        if (p && a.type === 'Identifier' && inputs.has(a.name as string)) inputs.add(p);
+      });
+    }
+  }
+  const holdsInput = (a: Node): boolean =>
+    (a.type === 'Identifier' && inputs.has(a.name as string)) ||
+    (a.type === 'ObjectExpression' &&
+      (a.properties as Node[]).some((p) => p.type === 'Property' && holdsInput(p.value as Node)));
   const queues = new Set(
-    owned(handler, keys, { skipLoops: false }).flatMap((n) =>
+    way.flatMap((n) =>
       n.type === 'CallExpression' &&
       /^(push|unshift|enqueue|add)$/.test(callName(n)) &&
       (n.callee as Node).type === 'MemberExpression' &&
-      (n.arguments as Node[]).some((a) => a.type === 'Identifier' && inputs.has(a.name as string))
+      (n.arguments as Node[]).some(holdsInput)
         ? [refKey((n.callee as Node).object as Node) ?? '']
         : [],
     ),

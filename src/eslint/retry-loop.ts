@@ -720,7 +720,7 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
       if (!paced && [c.path.handler, ...c.route].every((g) => isWithin(g, fn))) continue;
     }
     const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
-    if ((walksList(spans, keys) && !requeues(c, keys)) || pointsElsewhere(c, keys)) continue;
+    if ((walksList(spans, keys) && !requeues(c, ctx)) || pointsElsewhere(c, keys)) continue;
     // `tryNode(index + 1)` on the way back, `nodes[index]` in it: the next item of a list (ioredis cluster).
     if ([...c.along, ...spans].some((n) => stepsIndex(n, ctx))) continue;
     return { node: c.at, kind: 'recursion', ...cycleProperties(c.attempt, c.path, c.route, ctx, c.along) };

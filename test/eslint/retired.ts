@@ -296,4 +296,64 @@ class Poller {
 }
 module.exports = Poller;`,
   },
+  {
+    name: 'a failed item handed on and put back, in an object, on the queue an interval drains into the same send is the same call again',
+    lang: 'cjs',
+    finds: ['require-jitter'],
+    code: `
+class Queue {
+  send(item, callback) { // <-
+    this.api.post(item, (err, resp) => {
+      if (err) {
+        this.maybeRetry(err, item, callback);
+      } else {
+        callback(null, resp);
+      }
+    });
+  }
+  maybeRetry(err, entry, callback) {
+    if (!isTransient(err)) return callback(err);
+    entry.retries = (entry.retries || 0) + 1;
+    if (entry.retries > this.options.maxRetries) return callback(err);
+    this.retryLater(entry, callback);
+  }
+  retryLater(entry, callback) {
+    this.retryQueue.push({ entry, callback });
+    if (!this.handle) {
+      this.handle = setInterval(() => {
+        while (this.retryQueue.length) {
+          const next = this.retryQueue.shift();
+          this.send(next.entry, next.callback);
+        }
+      }, this.options.retryInterval);
+    }
+  }
+}
+module.exports = Queue;`,
+  },
+  {
+    name: 'look-alike: a queue drained into the same send, whose failure puts something else on it (the error), walks the queue',
+    lang: 'cjs',
+    finds: [],
+    code: `
+class Outbox {
+  send(item) {
+    this.api.post(item, (err) => {
+      if (err) this.failed(err);
+    });
+  }
+  failed(err) {
+    this.pending.push({ error: err });
+    if (!this.handle) {
+      this.handle = setInterval(() => {
+        while (this.pending.length) {
+          const next = this.pending.shift();
+          this.send(next.error);
+        }
+      }, 1000);
+    }
+  }
+}
+module.exports = Outbox;`,
+  },
 ];
