@@ -301,6 +301,16 @@ function onlyBuilds(callee: Node, keys: VisitorKeys): boolean {
   );
 }
 
+/** `x` of `x.on('error', cb)` for the listener `cb` of a failure event, as a reference key; undefined otherwise. */
+function emitterOf(callback: Node): string | undefined {
+  const call = callback.parent;
+  if (call?.type !== 'CallExpression' || (call.arguments as Node[])[1] !== callback) return undefined;
+  const callee = call.callee as Node;
+  if (callee.type !== 'MemberExpression' || !LISTENS.test(nameOf(callee.property as Node) ?? '')) return undefined;
+  if (!FAILURE_EVENTS.has(eventName((call.arguments as Node[])[0]) ?? '')) return undefined;
+  return refKey(callee.object as Node);
+}
+
 /** A failure callback (`.catch(cb)`, an `error` or `close` listener) is a failure path unless it repairs first. */
 function listenerPath(
   callback: Node,
@@ -310,7 +320,15 @@ function listenerPath(
   along: readonly Node[] = [],
   reads?: ReadonlySet<string>,
 ): FailurePath | undefined {
-  if (remedies(callback.body as Node, keys, name, exempt, along, reads)) return undefined;
+  // `local.once('error', (err) => { local.end(); ...; setTimeout(connect, 1000); })`: what the listener does to the
+  // object that failed (ends, destroys it) repairs nothing; the attempt makes a new one (localtunnel's `connLocal`).
+  const failed = emitterOf(callback);
+  const onFailed = (call: Node) =>
+    failed !== undefined &&
+    (call.callee as Node).type === 'MemberExpression' &&
+    refKey((call.callee as Node).object as Node) === failed;
+  const exempted = (call: Node) => onFailed(call) || exempt?.(call) === true;
+  if (remedies(callback.body as Node, keys, name, exempted, along, reads)) return undefined;
   const param = (callback.params as Node[])[0];
   return param?.type === 'Identifier' ? { errorName: param.name as string, handler: callback } : { handler: callback };
 }

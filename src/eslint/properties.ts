@@ -278,10 +278,22 @@ const usedAsValue = (node: Node): boolean =>
   (node.parent?.type === 'CallExpression' && (node.parent.arguments as Node[]).includes(node)) ||
   node.parent?.type === 'BinaryExpression';
 
+/**
+ * `remote.pause();`: a method named like a wait, handed nothing (no delay, no callback), its result neither awaited,
+ * chained nor kept, holds nothing back (a stream paused: localtunnel).
+ */
+const waitedForNothing = (node: Node): boolean =>
+  (node.callee as Node).type === 'MemberExpression' &&
+  (node.arguments as Node[]).length === 0 &&
+  node.parent?.type === 'ExpressionStatement';
+
 /** A wait: a call named like sleep/delay/wait/backoff/setTimeout, or `new Promise(r => setTimeout(r, ms))`. */
 export const isWaitCall = (node: Node): boolean =>
   node.type === 'CallExpression' &&
-  ((WAIT_NAME.test(callName(node)) && !NOT_A_WAIT.test(callName(node)) && !usedAsValue(node)) ||
+  ((WAIT_NAME.test(callName(node)) &&
+    !NOT_A_WAIT.test(callName(node)) &&
+    !usedAsValue(node) &&
+    !waitedForNothing(node)) ||
     // `safeUnref(setTimeout(f, ms))`: a timer handed on still waits.
     /^set(Timeout|Interval)$/.test(callName(node)) ||
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.

@@ -356,4 +356,45 @@ class Outbox {
 }
 module.exports = Outbox;`,
   },
+  {
+    name: "an error listener that ends the socket that failed and reconnects on a timer retries (ending what failed repairs nothing); a stream's pause() is no wait",
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit'],
+    code: `
+function tunnel(remote, opts) {
+  const connect = () => { // <-
+    remote.pause();
+    const local = net.connect({ host: opts.host, port: opts.port });
+    local.once('error', (err) => {
+      local.end();
+      if (err.code !== 'ECONNREFUSED') return remote.end();
+      setTimeout(connect, 1000);
+    });
+    local.once('connect', () => {
+      remote.resume();
+      remote.pipe(local).pipe(remote);
+    });
+  };
+  connect();
+}
+module.exports = { tunnel };`,
+  },
+  {
+    name: 'look-alike: an error listener that changes something else first (the next host) repairs before it reconnects',
+    lang: 'cjs',
+    finds: [],
+    code: `
+function tunnel(remote, opts) {
+  const connect = () => {
+    const local = net.connect({ host: opts.host, port: opts.port });
+    local.once('error', (err) => {
+      local.end();
+      opts.rotateHost();
+      setTimeout(connect, 1000);
+    });
+  };
+  connect();
+}
+module.exports = { tunnel };`,
+  },
 ];
