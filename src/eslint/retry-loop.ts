@@ -671,10 +671,29 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   const own = {
     ...waitsIn(others, ctx),
     limited: tests([...nodes, ...scheduled]).some((t) => bounds(t, params, keys)),
-    ...errorCheck([...nodes, ...viaCallback], names, ctx),
+    ...errorCheck([...nodes.filter((n) => !onSuccessOnly(n, fn, again)), ...viaCallback], names, ctx),
   };
   // `await getRetryConfig(err)` of another file of the package: what it keeps is the recursion's (gaxios).
   return { node: fn, kind: 'recursion', ...withImported(own, importedProperties(others, names, ctx)) };
+}
+
+/**
+ * `get(uri).then((res) => { if (res.status !== 200) return cb(new Error(...)); ... }).catch((err) => setTimeout(getUrl,
+ * 1000))`: what the success handler of `.then` looks at, when no way back starts there, is not looked at on the way
+ * back: the catch retries any error (localtunnel's `getUrl`).
+ */
+function onSuccessOnly(n: Node, fn: Node, again: readonly Node[]): boolean {
+  for (let g = n.parent; g && g !== fn; g = g.parent) {
+    if (!FUNCTIONS.has(g.type)) continue;
+    const call = g.parent;
+    return (
+      call?.type === 'CallExpression' &&
+      callName(call) === 'then' &&
+      (call.arguments as Node[])[0] === g &&
+      !again.some((a) => isWithin(a, g))
+    );
+  }
+  return false;
 }
 
 /**

@@ -397,4 +397,46 @@ function tunnel(remote, opts) {
 }
 module.exports = { tunnel };`,
   },
+  {
+    name: 'a status looked at in the success handler of .then, where no way back starts, is no check of the catch that retries any error',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function open(uri, cb) {
+  (function getUrl() { // <-
+    axios
+      .get(uri)
+      .then((res) => {
+        if (res.status !== 200) return cb(new Error('server error'));
+        cb(null, res.data);
+      })
+      .catch((err) => {
+        debug('offline: ' + err.message);
+        return setTimeout(getUrl, 1000);
+      });
+  })();
+}
+module.exports = { open };`,
+  },
+  {
+    name: 'edge: the same recursion whose catch looks at the error keeps its check',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit'],
+    code: `
+function open(uri, cb) {
+  (function getUrl() { // <-
+    axios
+      .get(uri)
+      .then((res) => {
+        if (res.status !== 200) return cb(new Error('server error'));
+        cb(null, res.data);
+      })
+      .catch((err) => {
+        if (err.code !== 'ECONNREFUSED') return cb(err);
+        return setTimeout(getUrl, 1000);
+      });
+  })();
+}
+module.exports = { open };`,
+  },
 ];
