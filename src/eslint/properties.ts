@@ -1057,9 +1057,24 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
   // is a look at why it failed (a close code, @discordjs/ws), where a bare `if (err)` is not.
   const compared = (t: Node): boolean =>
     t.parent?.type === 'SwitchStatement' && (t.parent.cases as Node[]).some((c) => c.test !== null);
+  // `messages.push(err.message || 'none')`, `this._disconnect(code, err.message === 'TIMEOUT' ? 'timeout' : '')`: a
+  // value handed to a call, chosen by the error without calling anything, describes the failure; it decides nothing.
+  const handedValue = (t: Node): boolean => {
+    const choice = t.parent;
+    return (
+      (choice?.type === 'LogicalExpression' || choice?.type === 'ConditionalExpression') &&
+      choice.parent?.type === 'CallExpression' &&
+      (choice.parent.arguments as Node[]).includes(choice) &&
+      !mentions(choice, keys, (n) => n.type === 'CallExpression')
+    );
+  };
   if (
     tests(nodes).some(
-      (t) => (compared(t) || !bare(t)) && !normalises(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)),
+      (t) =>
+        (compared(t) || !bare(t)) &&
+        !normalises(t) &&
+        !handedValue(t) &&
+        mentions(t, keys, (n) => isError(n) || isStatusRef(n)),
     )
   ) {
     return true;

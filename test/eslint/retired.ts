@@ -439,4 +439,48 @@ function open(uri, cb) {
 }
 module.exports = { open };`,
   },
+  {
+    name: "the error's message handed to a call as a value (`messages.push(err.message || 'none')`) describes the failure, it is no check",
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+function IssueLog(args) {
+  this.host = args.host;
+  this.reconnect = args.reconnect;
+}
+const issues = IssueLog.prototype;
+issues.attemptReconnect = function attemptReconnect() { // <-
+  const issue = this;
+  ping(this.host, function pingpong(err) { // <-
+    if (err) {
+      issue.messages.push(err.message || 'No message specified');
+      return setTimeout(issue.attemptReconnect.bind(issue), issue.reconnect);
+    }
+    issue.failed = false;
+  });
+};
+module.exports = IssueLog;`,
+  },
+  {
+    name: 'edge: a choice by the error that decides (a test of the way back) stays a check',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit'],
+    code: `
+function IssueLog(args) {
+  this.host = args.host;
+  this.reconnect = args.reconnect;
+}
+const issues = IssueLog.prototype;
+issues.attemptReconnect = function attemptReconnect() { // <-
+  const issue = this;
+  ping(this.host, function pingpong(err) { // <-
+    if (err) {
+      if (err.code === 'EACCES') return issue.fail(err);
+      return setTimeout(issue.attemptReconnect.bind(issue), issue.reconnect);
+    }
+    issue.failed = false;
+  });
+};
+module.exports = IssueLog;`,
+  },
 ];
