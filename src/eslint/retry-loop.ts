@@ -816,7 +816,9 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
         for (const t of entered(m, ctx)) {
           if (t === fn || parentOf.has(t) || t === home) continue;
           parentOf.set(t, g);
-          const attempt = methods.has(t) && ATTEMPT_NAME.test(functionName(t) ?? '');
+          const attempt =
+            methods.has(t) &&
+            (ATTEMPT_NAME.test(functionName(t) ?? '') || (scheduledBy(m, fn, ctx) && reopens(t, ctx.keys)));
           if (attempt) {
             if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx) || holdsRetryLoop(t, ctx)) {
               return undefined;
@@ -850,6 +852,36 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
 function holdsRetryLoop(fn: Node, ctx: Context): boolean {
   return owned(bodyOf(fn), ctx.keys, { skipLoops: false, skipCallbacks: true }).some(
     (n) => LOOPS.has(n.type) && retryLoop(n, ctx) !== undefined,
+  );
+}
+
+/**
+ * `this.on('close', () => { if (!this.shuttingDown) this.delayReconnectAttempt(this.start); })`: a method handed from
+ * the failure callback itself to a timer with a delay or to a scheduler of the file (see {@link schedulerOf}) is what
+ * the failure starts again later, whatever its name (@slack/socket-mode's `start`).
+ */
+function scheduledBy(ref: Node, handler: Node, ctx: Context): boolean {
+  const call = ref.parent;
+  if (call?.type !== 'CallExpression' || !(call.arguments as Node[]).includes(ref)) return false;
+  if (enclosingFunction(call) !== handler || !failureCallback(handler)) return false;
+  const args = call.arguments as Node[];
+  const timer = /^set(Timeout|Interval)$/.test(callName(call)) && args[0] === ref && args.length > 1;
+  return timer || schedulerOf(call, ctx).some((s) => args[s.at] === ref);
+}
+
+/**
+ * What a method scheduled from a failure callback makes can fail into that callback again: it hands the object
+ * itself to something it constructs (`new SlackWebSocket({ client: this })`, which emits `close` on it) or listens for
+ * a failure event. A method that only sends or flushes does neither.
+ */
+function reopens(fn: Node, keys: VisitorKeys): boolean {
+  return owned(bodyOf(fn), keys, { skipLoops: false }).some(
+    (n) =>
+      (n.type === 'NewExpression' &&
+        (n.arguments as Node[]).some((a) => mentions(a, keys, (m) => m.type === 'ThisExpression'))) ||
+      (n.type === 'CallExpression' &&
+        LISTENS.test(callName(n)) &&
+        FAILURE_EVENTS.has(eventName((n.arguments as Node[])[0]) ?? '')),
   );
 }
 

@@ -483,4 +483,50 @@ issues.attemptReconnect = function attemptReconnect() { // <-
 };
 module.exports = IssueLog;`,
   },
+  {
+    name: 'a close listener that hands a method, whatever its name, to a scheduler of the file, when that method makes a socket handed the client (which emits close on it), reconnects',
+    lang: 'cjs',
+    finds: ['require-jitter', 'require-retry-limit', 'require-transient-check'],
+    code: `
+class Client extends EventEmitter {
+  constructor() {
+    super();
+    this.on('close', () => {
+      if (this.reconnectTimer) return;
+      if (!this.shuttingDown) this.delayReconnect(this.start);
+    });
+  }
+  async start() { // <-
+    this.socket = new Socket({ url: this.url, client: this });
+    this.socket.connect();
+  }
+  delayReconnect(cb) {
+    this.failures += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      cb.apply(this);
+    }, this.pingTimeout * this.failures);
+  }
+}
+module.exports = Client;`,
+  },
+  {
+    name: 'look-alike: a close listener that schedules a method that only sends what is left (no socket made, no failure listened for)',
+    lang: 'cjs',
+    finds: [],
+    code: `
+class Client extends EventEmitter {
+  constructor() {
+    super();
+    this.on('close', () => {
+      setTimeout(this.flush, 1000);
+    });
+  }
+  flush() {
+    this.transport.send(this.buffer);
+    this.buffer = [];
+  }
+}
+module.exports = Client;`,
+  },
 ];
