@@ -192,9 +192,8 @@ export function cycleProperties(
  */
 function waitsFirst(fn: Node, ctx: Context): Node[] {
   const body = bodyOf(fn);
-  if (body.type !== 'BlockStatement') return [];
   const out: Node[] = [];
-  for (const st of body.body as Node[]) {
+  for (const st of body.type === 'BlockStatement' ? (body.body as Node[]) : []) {
     let e: Node | undefined =
       st.type === 'ExpressionStatement'
         ? (st.expression as Node)

@@ -529,4 +529,24 @@ class Client extends EventEmitter {
 }
 module.exports = Client;`,
   },
+  {
+    name: "edge: the next delay awaited from a policy out of reach, the loop going on while it answers, is that policy's limit",
+    lang: 'cjs',
+    finds: ['require-transient-check'],
+    code: `
+class Link {
+  async reconnect() {
+    let delay = await this.policy.next(0);
+    while (delay !== undefined) { // <-
+      await sleep(delay);
+      try {
+        return await this.open();
+      } catch (e) {
+        delay = await this.policy.next(e);
+      }
+    }
+  }
+}
+module.exports = Link;`,
+  },
 ];
