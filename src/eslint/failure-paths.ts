@@ -53,19 +53,8 @@ export function pacedTry(tryStatement: Node, within: Node, keys: VisitorKeys): b
   const only = (c: Set<string>) => c.size === 1 && c.has('normal');
   if (!only(block) || !only(caught)) return false;
   const attempt = owned(tryStatement.block as Node, keys, { skipLoops: false, skipCallbacks: true });
-  const results = new Set(
-    attempt.flatMap((n) => {
-      const [id, init] = bindingOf(n);
-      return id?.type === 'Identifier' && init && mentions(init, keys, (m) => m.type === 'CallExpression')
-        ? [id.name as string]
-        : [];
-    }),
-  );
-  const used = attempt.some(
-    (n) => n.type === 'Identifier' && results.has(n.name as string) && bindingOf(n.parent as Node)[0] !== n,
-  );
   const consumes = attempt.some((n) => n.type === 'CallExpression' && CONSUMES.test(callName(n)));
-  if (!used || consumes) return false;
+  if (!resultUsed(tryStatement, keys) || consumes) return false;
   const reads = new Set(
     owned(within, keys, { skipLoops: true, skipCallbacks: true }).flatMap((n) =>
       n.type === 'MemberExpression' &&
@@ -76,6 +65,22 @@ export function pacedTry(tryStatement: Node, within: Node, keys: VisitorKeys): b
     ),
   );
   return !remedies(handlerBody, keys, '', undefined, [], reads) && !handsOnError(tryStatement, keys);
+}
+
+/** The try's attempt keeps what a call gives and uses it (`const jobs = await fetch(); if (jobs) ...`): not a ping. */
+export function resultUsed(tryStatement: Node, keys: VisitorKeys): boolean {
+  const attempt = owned(tryStatement.block as Node, keys, { skipLoops: false, skipCallbacks: true });
+  const results = new Set(
+    attempt.flatMap((n) => {
+      const [id, init] = bindingOf(n);
+      return id?.type === 'Identifier' && init && mentions(init, keys, (m) => m.type === 'CallExpression')
+        ? [id.name as string]
+        : [];
+    }),
+  );
+  return attempt.some(
+    (n) => n.type === 'Identifier' && results.has(n.name as string) && bindingOf(n.parent as Node)[0] !== n,
+  );
 }
 
 /**
@@ -296,6 +301,16 @@ function onlyBuilds(callee: Node, keys: VisitorKeys): boolean {
   );
 }
 
+/** `x` of `x.on('error', cb)` for the listener `cb` of a failure event, as a reference key; undefined otherwise. */
+function emitterOf(callback: Node): string | undefined {
+  const call = callback.parent;
+  if (call?.type !== 'CallExpression' || (call.arguments as Node[])[1] !== callback) return undefined;
+  const callee = call.callee as Node;
+  if (callee.type !== 'MemberExpression' || !LISTENS.test(nameOf(callee.property as Node) ?? '')) return undefined;
+  if (!FAILURE_EVENTS.has(eventName((call.arguments as Node[])[0]) ?? '')) return undefined;
+  return refKey(callee.object as Node);
+}
+
 /** A failure callback (`.catch(cb)`, an `error` or `close` listener) is a failure path unless it repairs first. */
 function listenerPath(
   callback: Node,
@@ -305,7 +320,15 @@ function listenerPath(
   along: readonly Node[] = [],
   reads?: ReadonlySet<string>,
 ): FailurePath | undefined {
-  if (remedies(callback.body as Node, keys, name, exempt, along, reads)) return undefined;
+  // `local.once('error', (err) => { local.end(); ...; setTimeout(connect, 1000); })`: what the listener does to the
+  // object that failed (ends, destroys it) repairs nothing; the attempt makes a new one (localtunnel's `connLocal`).
+  const failed = emitterOf(callback);
+  const onFailed = (call: Node) =>
+    failed !== undefined &&
+    (call.callee as Node).type === 'MemberExpression' &&
+    refKey((call.callee as Node).object as Node) === failed;
+  const exempted = (call: Node) => onFailed(call) || exempt?.(call) === true;
+  if (remedies(callback.body as Node, keys, name, exempted, along, reads)) return undefined;
   const param = (callback.params as Node[])[0];
   return param?.type === 'Identifier' ? { errorName: param.name as string, handler: callback } : { handler: callback };
 }
@@ -570,15 +593,35 @@ export function stepsIndex(site: Node, ctx: Context): boolean {
  * store.shift(); if (found) send(found)`: the failure puts the attempt's own input back on the queue the way back takes
  * it from, so the queue hands the same call back, it is not walked (@sentry/core's offline transport).
  */
-export function requeues(c: FailureCycle, keys: VisitorKeys): boolean {
+export function requeues(c: FailureCycle, ctx: Context): boolean {
+  const { keys } = ctx;
   const inputs = new Set((c.attempt.params as Node[]).flatMap((p) => paramName(p) ?? []));
   const handler = c.path.handler.type === 'CatchClause' ? (c.path.handler.body as Node) : c.path.handler;
+  // `this._maybeRetry(err, item, callback)` then `this.retryQueue.push({ item, callback })` in a function of the way
+  // back: the input handed on under the next function's parameter name, pushed there, alone or in an object
+  // (rollbar's retry queue, drained by an interval).
+  const way = [handler, ...c.route.map(bodyOf)].flatMap((b) => owned(b, keys, { skipLoops: false }));
+  for (const n of way) {
+    if (n.type !== 'CallExpression') continue;
+    const args = n.arguments as Node[];
+    for (const t of entered(n, ctx)) {
+      if (!c.route.includes(t)) continue;
+      args.forEach((a, i) => {
+        const p = paramName((t.params as Node[])[i]);
+        if (p && a.type === 'Identifier' && inputs.has(a.name as string)) inputs.add(p);
+      });
+    }
+  }
+  const holdsInput = (a: Node): boolean =>
+    (a.type === 'Identifier' && inputs.has(a.name as string)) ||
+    (a.type === 'ObjectExpression' &&
+      (a.properties as Node[]).some((p) => p.type === 'Property' && holdsInput(p.value as Node)));
   const queues = new Set(
-    owned(handler, keys, { skipLoops: false }).flatMap((n) =>
+    way.flatMap((n) =>
       n.type === 'CallExpression' &&
       /^(push|unshift|enqueue|add)$/.test(callName(n)) &&
       (n.callee as Node).type === 'MemberExpression' &&
-      (n.arguments as Node[]).some((a) => a.type === 'Identifier' && inputs.has(a.name as string))
+      (n.arguments as Node[]).some(holdsInput)
         ? [refKey((n.callee as Node).object as Node) ?? '']
         : [],
     ),

@@ -135,7 +135,7 @@ export function cycleProperties(
       WAITS_BY_NAME.test(callName(m)) &&
       (m.arguments as Node[]).some((a) => FUNCTIONS.has(a.type)),
   );
-  const waits = waitsIn([...pathNodes, ...helperNodes], ctx, true);
+  const waits = waitsIn([...pathNodes, ...helperNodes, ...waitsFirst(fn, ctx)], ctx, true);
   // `if (this.exhausted()) return;` with `exhausted() { return ++this.attempts > this.max; }`: a yes/no helper of the
   // cycle whose answer compares a counter, asked in a condition, is the limit kept there (review).
   const answersBound = (h: Node): boolean => {
@@ -182,6 +182,41 @@ export function cycleProperties(
       ? { checksError: true }
       : eachWayChecks(all, handler, along, errorNames, ctx)),
   };
+}
+
+/**
+ * `_connect() { if (this.count >= max) return; this.count++; this._wait().then(() => this.open()).catch(...) }`: the
+ * attempt waits first, on every entry, before anything of it can fail: a statement of its own body, not under a
+ * branch, whose promise chain starts with a wait (`await sleep(ms)`, `wait(ms).then(...)`, a function of the file that
+ * waits). Every way back goes through it. The nodes of those waits, and of the file's functions they call.
+ */
+function waitsFirst(fn: Node, ctx: Context): Node[] {
+  const body = bodyOf(fn);
+  const out: Node[] = [];
+  for (const st of body.type === 'BlockStatement' ? (body.body as Node[]) : []) {
+    let e: Node | undefined =
+      st.type === 'ExpressionStatement'
+        ? (st.expression as Node)
+        : st.type === 'VariableDeclaration'
+          ? (((st.declarations as Node[])[0]?.init as Node | null) ?? undefined)
+          : undefined;
+    if (e?.type === 'AwaitExpression') e = e.argument as Node;
+    // `wait().then(f).catch(g)`: down the chain to the call it starts with.
+    while (
+      e?.type === 'CallExpression' &&
+      (e.callee as Node).type === 'MemberExpression' &&
+      /^(then|catch|finally)$/.test(callName(e))
+    ) {
+      e = ((e.callee as Node).object as Node) ?? undefined;
+    }
+    if (e?.type !== 'CallExpression') continue;
+    const inFile = entered(e, ctx).filter((f) => mentions(bodyOf(f), ctx.keys, isWaitCall));
+    if (isWaitCall(e) || inFile.length > 0) {
+      out.push(...owned(e, ctx.keys, { skipLoops: false }));
+      for (const f of inFile) out.push(...owned(bodyOf(f), ctx.keys, { skipLoops: false }));
+    }
+  }
+  return out;
 }
 
 /**
@@ -242,10 +277,22 @@ const usedAsValue = (node: Node): boolean =>
   (node.parent?.type === 'CallExpression' && (node.parent.arguments as Node[]).includes(node)) ||
   node.parent?.type === 'BinaryExpression';
 
+/**
+ * `remote.pause();`: a method named like a wait, handed nothing (no delay, no callback), its result neither awaited,
+ * chained nor kept, holds nothing back (a stream paused: localtunnel).
+ */
+const waitedForNothing = (node: Node): boolean =>
+  (node.callee as Node).type === 'MemberExpression' &&
+  (node.arguments as Node[]).length === 0 &&
+  node.parent?.type === 'ExpressionStatement';
+
 /** A wait: a call named like sleep/delay/wait/backoff/setTimeout, or `new Promise(r => setTimeout(r, ms))`. */
 export const isWaitCall = (node: Node): boolean =>
   node.type === 'CallExpression' &&
-  ((WAIT_NAME.test(callName(node)) && !NOT_A_WAIT.test(callName(node)) && !usedAsValue(node)) ||
+  ((WAIT_NAME.test(callName(node)) &&
+    !NOT_A_WAIT.test(callName(node)) &&
+    !usedAsValue(node) &&
+    !waitedForNothing(node)) ||
     // `safeUnref(setTimeout(f, ms))`: a timer handed on still waits.
     /^set(Timeout|Interval)$/.test(callName(node)) ||
     // `await guard(delayMs, signal)`: an awaited call handed a delay waits it.
@@ -279,6 +326,15 @@ function determinism(
     if (verdict === 'random') return false;
     if (isRandomCall(n)) {
       verdict = 'random';
+      return false;
+    }
+    // `_getNextDelay() { ...; this._debug('next delay', delay); return delay; }`: a call made for its effect, its value
+    // unused (logging), is no part of the delay; a random one still is.
+    if (
+      n.type === 'ExpressionStatement' &&
+      (n.expression as Node).type === 'CallExpression' &&
+      !mentions(n, ctx.keys, isRandomCall)
+    ) {
       return false;
     }
     const see = (targets: readonly Node[]) => {
@@ -656,6 +712,48 @@ export function helperLimits(
 }
 
 /**
+ * `while (delay !== null) { ...; try { return await this.start(); } catch (e) { delay = this.nextDelay(n, e); } }`:
+ * the loop goes on while the answer a call gives after each failure is there, so that call decides the end: a retry
+ * policy out of reach (signalr's `IRetryPolicy`), taken as the limit and named in the report, or a function of the
+ * file seen to answer `null` or what such a call answers. A function of the file that always answers a number is none.
+ */
+export function endsByAnswer(test: Node, nodes: readonly Node[], ctx: Context): boolean {
+  const absent = (n: Node) =>
+    (n.type === 'Literal' && n.value === null) || (n.type === 'Identifier' && n.name === 'undefined');
+  const tested =
+    test.type === 'Identifier'
+      ? test
+      : test.type === 'BinaryExpression' &&
+          ['!==', '!='].includes(test.operator as string) &&
+          absent(test.right as Node)
+        ? (test.left as Node)
+        : undefined;
+  if (tested?.type !== 'Identifier') return false;
+  const answers = nodes.flatMap((n) => {
+    if (n.type !== 'AssignmentExpression' || refKey(n.left as Node) !== tested.name) return [];
+    let right = n.right as Node;
+    while (right.type === 'AwaitExpression') right = right.argument as Node;
+    return right.type === 'CallExpression' ? [right] : [];
+  });
+  const outOfReach = (call: Node) => call.type === 'CallExpression' && entered(call, ctx).length === 0;
+  return answers.some((call) => {
+    const targets = entered(call, ctx);
+    if (targets.length === 0) {
+      noteByName(`${callName(call)}() out of reach, its answer taken as the limit`);
+      return true;
+    }
+    return targets.some((f) => {
+      const returned = owned(bodyOf(f), ctx.keys, { skipLoops: false, skipCallbacks: true }).flatMap((r) =>
+        r.type === 'ReturnStatement' && r.argument ? [r.argument as Node] : [],
+      );
+      const gives = returned.find(outOfReach);
+      if (gives) noteByName(`${callName(gives)}() out of reach, its answer taken as the limit`);
+      return returned.some(absent) || gives !== undefined;
+    });
+  });
+}
+
+/**
  * `if (retriesRemaining && shouldRetry) return this.retryRequest(...)` and, on the way back, `this.makeRequest(options,
  * retriesRemaining - 1)`: a count handed back one less each time and tested on the way is the limit (openai).
  */
@@ -958,9 +1056,24 @@ function checksError(nodes: readonly Node[], errorNames: ReadonlySet<string>, ct
   // is a look at why it failed (a close code, @discordjs/ws), where a bare `if (err)` is not.
   const compared = (t: Node): boolean =>
     t.parent?.type === 'SwitchStatement' && (t.parent.cases as Node[]).some((c) => c.test !== null);
+  // `messages.push(err.message || 'none')`, `this._disconnect(code, err.message === 'TIMEOUT' ? 'timeout' : '')`: a
+  // value handed to a call, chosen by the error without calling anything, describes the failure; it decides nothing.
+  const handedValue = (t: Node): boolean => {
+    const choice = t.parent;
+    return (
+      (choice?.type === 'LogicalExpression' || choice?.type === 'ConditionalExpression') &&
+      choice.parent?.type === 'CallExpression' &&
+      (choice.parent.arguments as Node[]).includes(choice) &&
+      !mentions(choice, keys, (n) => n.type === 'CallExpression')
+    );
+  };
   if (
     tests(nodes).some(
-      (t) => (compared(t) || !bare(t)) && !normalises(t) && mentions(t, keys, (n) => isError(n) || isStatusRef(n)),
+      (t) =>
+        (compared(t) || !bare(t)) &&
+        !normalises(t) &&
+        !handedValue(t) &&
+        mentions(t, keys, (n) => isError(n) || isStatusRef(n)),
     )
   ) {
     return true;

@@ -25,6 +25,7 @@ import {
   FUNCTIONS,
   isNode,
   isWithin,
+  LOOPS,
   mentions,
   type Node,
   nameOf,
@@ -48,6 +49,7 @@ import {
   remedies,
   requeues,
   resultPolarity,
+  resultUsed,
   SCHEDULES,
   stepsIndex,
   walksList,
@@ -70,6 +72,7 @@ import {
   bounds,
   counters,
   cycleProperties,
+  endsByAnswer,
   errorCheck,
   helperLimits,
   importedProperties,
@@ -123,16 +126,10 @@ function failurePaths(
       const block = completions(n.block as Node, true);
       block.delete('throw');
       // `while (!done) { try { ...; done = true } ... }`: a statement of the attempt itself sets what the loop tests.
-      const setsTest = (block: Node, countsAside = false) =>
-        (block.body as Node[]).some((st) => {
-          const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
-          return (
-            a?.type === 'AssignmentExpression' &&
-            loopTestNames.has(refKey(a.left as Node) ?? '') &&
-            !(countsAside && isCountStep(a))
-          );
-        });
-      const assignsTest = setsTest(n.block as Node);
+      const assignsTest = ((n.block as Node).body as Node[]).some((st) => {
+        const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
+        return a?.type === 'AssignmentExpression' && loopTestNames.has(refKey(a.left as Node) ?? '');
+      });
       const tail = rest(n);
       const successLeaves =
         (leaves(block) && !leadsBack(block)) ||
@@ -141,13 +138,30 @@ function failurePaths(
         assignsTest;
       const handler = completions((n.handler as Node).body as Node, true);
       // A failure path that moves what the loop tests (`current = generator.throw(err)`) goes on, not back; a count
-      // stepped (`retry = retry - 1`, as `retry--`) is the loop's limit, not a move.
+      // stepped (`retry = retry - 1`, as `retry--`) is the loop's limit, not a move; nor is a value the attempt never
+      // reads (`nextDelay = policy.next(err)`, waited before the attempt and tested by the loop: signalr's reconnect).
+      const attemptReads = new Set<string>();
+      walk(n.block as Node, keys, (m) => void (m.type === 'Identifier' && attemptReads.add(m.name as string)));
+      const movesTest = (block: Node) =>
+        (block.body as Node[]).some((st) => {
+          const a = st.type === 'ExpressionStatement' ? (st.expression as Node) : undefined;
+          const key = a?.type === 'AssignmentExpression' ? refKey(a.left as Node) : undefined;
+          return key !== undefined && loopTestNames.has(key) && !isCountStep(a as Node) && attemptReads.has(key);
+        });
+      // What a branch of the catch that leaves does (`this.skipSync = true; throw err`) is not done on the way back,
+      // when the way back is a `continue` (telegraf's polling).
+      const handlerBody = (n.handler as Node).body as Node;
+      const continues = handler.has('normal')
+        ? []
+        : owned(handlerBody, keys, { skipLoops: true, skipCallbacks: true }).filter(
+            (m) => m.type === 'ContinueStatement',
+          );
       const failureBack =
-        !setsTest((n.handler as Node).body as Node, true) &&
-        !remedies((n.handler as Node).body as Node, keys, '') &&
+        !movesTest(handlerBody) &&
+        !remedies(handlerBody, keys, '', undefined, continues) &&
         !handsOnError(n, keys) &&
         (handler.has('continue') || (handler.has('normal') && leadsBack(tail)));
-      if ((successLeaves && failureBack) || keepsPace(n, body, keys)) {
+      if ((failureBack && (successLeaves || backsOffFailures(n, loop, ctx))) || keepsPace(n, body, keys)) {
         retry = true;
         if (handler.has('continue')) backs.push((n.handler as Node).body as Node);
         const param = (n.handler as Node).param as Node | null;
@@ -232,6 +246,23 @@ function keepsPace(tryStatement: Node, body: Node, keys: VisitorKeys): boolean {
   if (tryStatement.parent !== body || !only(sequence(tail, true))) return false;
   const paced = tail.some((st) => mentions(st, keys, (m) => isWaitCall(m) && !/^setInterval$/.test(callName(m))));
   return paced && pacedTry(tryStatement, body, keys);
+}
+
+/**
+ * `do { try { const updates = await getUpdates(offset); yield updates; } catch (err) { if (transient(err)) { await
+ * wait(5000); continue; } throw err; } } while (!aborted)`: a long poll or a consumer whose success goes round at once
+ * and whose catch waits before going back: the failed call is made again, the same, after that wait: a retry of its
+ * failures (telegraf's polling). Not this shape: a success that waits too (a paced poll: `keepsPace`'s when its catch
+ * only reports), an answer nothing reads (a heartbeat), a catch that goes back at once (a reader's loop).
+ */
+function backsOffFailures(tryStatement: Node, loop: Node, ctx: Context): boolean {
+  const { keys } = ctx;
+  const handler = owned((tryStatement.handler as Node).body as Node, keys, { skipLoops: true });
+  if (!waitsIn(handler, ctx).waits) return false;
+  const success = [tryStatement.block as Node, ...after(tryStatement, loop.body as Node), loop.test, loop.update]
+    .filter(isNode)
+    .flatMap((n) => owned(n, keys, { skipLoops: true }));
+  return !waitsIn(success, ctx).waits && resultUsed(tryStatement, keys);
 }
 
 /**
@@ -372,7 +403,8 @@ function analyseLoop(loop: Node, ctx: Context): RetryShape | undefined {
     ...(waits.waits && !everyWayBackWaits(loop, paths.backs, ctx) ? { waits: false, fixedDelay: false } : waits),
     limited:
       limitedBy([loop.test].filter(isNode), [...direct, ...paths.extra], names, keys) ||
-      helperLimits([...direct, ...paths.extra], names, ctx, paths.errorNames),
+      helperLimits([...direct, ...paths.extra], names, ctx, paths.errorNames) ||
+      (isNode(loop.test) && endsByAnswer(loop.test, direct, ctx)),
     ...errorCheck([loop, ...shapeNodes], paths.errorNames, ctx),
   };
 }
@@ -451,7 +483,41 @@ function entersAgain(call: Node, fn: Node, ctx: Context): boolean {
   const isFn = (a: Node) =>
     (a.type === 'Identifier' || a.type === 'MemberExpression' || callName(a) === 'bind') &&
     modelOf(a, ctx).valueTargets(a).includes(fn);
-  return (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isFn)) || failureReference(call, isFn);
+  return (
+    (SCHEDULES.test(callName(call)) && (call.arguments as Node[]).some(isFn)) ||
+    failureReference(call, isFn) ||
+    schedulerOf(call, ctx).some((s) => isFn((call.arguments as Node[])[s.at] as Node))
+  );
+}
+
+/**
+ * `delayReconnectAttempt(cb) { const ms = this.timeout * ++this.failures; setTimeout(() => cb.apply(this), ms); }`: a
+ * function of the file that waits and then runs the function handed to it (called, `.call`ed or `.apply`ed) is a
+ * scheduler, as `setTimeout` is: handing it a function enters that function again, later (@slack/socket-mode's
+ * `delayReconnectAttempt(this.retrieveWSSURL)`). Each such function the call enters, with the place of the parameter
+ * it runs; its code is read with the retry's.
+ */
+function schedulerOf(call: Node, ctx: Context): { fn: Node; at: number }[] {
+  if (call.type !== 'CallExpression' || (call.arguments as Node[]).length === 0) return [];
+  return entered(call, ctx).flatMap((f) => {
+    const body = owned(bodyOf(f), ctx.keys, { skipLoops: false });
+    if (!body.some(isWaitCall)) return [];
+    const at = (f.params as Node[]).findIndex((p) => {
+      const param = paramName(p);
+      return (
+        param !== undefined &&
+        body.some((n) => {
+          if (n.type !== 'CallExpression') return false;
+          let callee = n.callee as Node;
+          if (callee.type === 'MemberExpression' && /^(call|apply)$/.test(nameOf(callee.property as Node) ?? '')) {
+            callee = callee.object as Node;
+          }
+          return callee.type === 'Identifier' && callee.name === param;
+        })
+      );
+    });
+    return at >= 0 && (call.arguments as Node[])[at] ? [{ fn: f, at }] : [];
+  });
 }
 
 /** A function handed where only a failure runs it: `.catch(f)`, `.then(ok, f)`, `.on('error', f)`. */
@@ -479,7 +545,9 @@ export function recursiveCaller(call: Node, ctx: Context): Node | undefined {
     return own === undefined ? [] : [own];
   };
   const handed =
-    SCHEDULES.test(name ?? '') || (LISTENS.test(name ?? '') && isFailureEvent((call.arguments as Node[])[0]))
+    SCHEDULES.test(name ?? '') ||
+    (LISTENS.test(name ?? '') && isFailureEvent((call.arguments as Node[])[0])) ||
+    schedulerOf(call, ctx).length > 0
       ? (call.arguments as Node[]).flatMap(handedName)
       : [];
   if (!name && handed.length === 0) return undefined;
@@ -591,16 +659,41 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   if (walksList(nodes, keys)) return undefined; // it works through a queue or a list of fallbacks
   const attempts = nodes.filter((n) => n.type === 'TryStatement' && n.handler);
   if (attempts.length > 0 && attempts.every((t) => onlyWaits(t.block as Node, keys))) return undefined;
-  // The self-call is not a wait, even when its name says wait (`waitForExit()`).
-  const others = nodes.filter((n) => !(again.includes(n) && calleeName(n) === name));
+  // The self-call is not a wait, even when its name says wait (`waitForExit()`); a scheduler of the file it goes
+  // through is read for its wait and limit, not taken as a wait by its name.
+  const schedulers = again.flatMap((n) => schedulerOf(n, ctx).map((s) => s.fn));
+  const scheduled = schedulers.flatMap((f) => owned(bodyOf(f), keys, { skipLoops: false }));
+  const others = [
+    ...nodes.filter((n) => !(again.includes(n) && (calleeName(n) === name || schedulerOf(n, ctx).length > 0))),
+    ...scheduled,
+  ];
   const names = withAliases(nodes, errorNames);
   const own = {
     ...waitsIn(others, ctx),
-    limited: tests(nodes).some((t) => bounds(t, params, keys)),
-    ...errorCheck([...nodes, ...viaCallback], names, ctx),
+    limited: tests([...nodes, ...scheduled]).some((t) => bounds(t, params, keys)),
+    ...errorCheck([...nodes.filter((n) => !onSuccessOnly(n, fn, again)), ...viaCallback], names, ctx),
   };
   // `await getRetryConfig(err)` of another file of the package: what it keeps is the recursion's (gaxios).
   return { node: fn, kind: 'recursion', ...withImported(own, importedProperties(others, names, ctx)) };
+}
+
+/**
+ * `get(uri).then((res) => { if (res.status !== 200) return cb(new Error(...)); ... }).catch((err) => setTimeout(getUrl,
+ * 1000))`: what the success handler of `.then` looks at, when no way back starts there, is not looked at on the way
+ * back: the catch retries any error (localtunnel's `getUrl`).
+ */
+function onSuccessOnly(n: Node, fn: Node, again: readonly Node[]): boolean {
+  for (let g = n.parent; g && g !== fn; g = g.parent) {
+    if (!FUNCTIONS.has(g.type)) continue;
+    const call = g.parent;
+    return (
+      call?.type === 'CallExpression' &&
+      callName(call) === 'then' &&
+      (call.arguments as Node[])[0] === g &&
+      !again.some((a) => isWithin(a, g))
+    );
+  }
+  return false;
 }
 
 /**
@@ -646,7 +739,7 @@ function analyseCycle(fn: Node, ctx: Context): RetryShape | undefined {
       if (!paced && [c.path.handler, ...c.route].every((g) => isWithin(g, fn))) continue;
     }
     const spans = [c.attempt, ...c.route].flatMap((g) => owned(bodyOf(g), keys, { skipLoops: false }));
-    if ((walksList(spans, keys) && !requeues(c, keys)) || pointsElsewhere(c, keys)) continue;
+    if ((walksList(spans, keys) && !requeues(c, ctx)) || pointsElsewhere(c, keys)) continue;
     // `tryNode(index + 1)` on the way back, `nodes[index]` in it: the next item of a list (ioredis cluster).
     if ([...c.along, ...spans].some((n) => stepsIndex(n, ctx))) continue;
     return { node: c.at, kind: 'recursion', ...cycleProperties(c.attempt, c.path, c.route, ctx, c.along) };
@@ -723,9 +816,17 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
         for (const t of entered(m, ctx)) {
           if (t === fn || parentOf.has(t) || t === home) continue;
           parentOf.set(t, g);
-          const attempt = methods.has(t) && ATTEMPT_NAME.test(functionName(t) ?? '');
+          const attempt =
+            methods.has(t) &&
+            (ATTEMPT_NAME.test(functionName(t) ?? '') || (scheduledBy(m, fn, ctx) && reopens(t, ctx.keys)));
           if (attempt) {
-            if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx)) return undefined;
+            if (changesArguments(m) || retryCycle(t, ctx) || retryRecursion(t, ctx) || holdsRetryLoop(t, ctx)) {
+              return undefined;
+            }
+            // A method named like a retry schedules the attempt (a timer, a callback run later); one that calls it
+            // itself (`async _reconnectAuth() { await this._waitForAuth(); this.connect(); }`, a hook handed to a
+            // library to run before its own reconnect) schedules nothing: @supabase/realtime-js.
+            if (byRetry && g === fn && enclosingFunction(m) === fn) return undefined;
             const chain: Node[] = [];
             for (let c = parentOf.get(t); c && c !== fn; c = parentOf.get(c)) chain.unshift(c);
             // `if (this.transports.length > 1) { this.transports.shift(); return this._open(); }`: the handler
@@ -741,6 +842,47 @@ function analyseOpenCycle(fn: Node, ctx: Context): RetryShape | undefined {
     level = next;
   }
   return undefined;
+}
+
+/**
+ * `async _reconnect(err) { while (delay !== null) { await wait(delay); try { return await this._start(); } catch ...
+ * } }`: the attempt a handler hands the failure to is itself a retry loop; its wait, limit and check are the loop's,
+ * reported on the loop (signalr's close handler and `_reconnect`).
+ */
+function holdsRetryLoop(fn: Node, ctx: Context): boolean {
+  return owned(bodyOf(fn), ctx.keys, { skipLoops: false, skipCallbacks: true }).some(
+    (n) => LOOPS.has(n.type) && retryLoop(n, ctx) !== undefined,
+  );
+}
+
+/**
+ * `this.on('close', () => { if (!this.shuttingDown) this.delayReconnectAttempt(this.start); })`: a method handed from
+ * the failure callback itself to a timer with a delay or to a scheduler of the file (see {@link schedulerOf}) is what
+ * the failure starts again later, whatever its name (@slack/socket-mode's `start`).
+ */
+function scheduledBy(ref: Node, handler: Node, ctx: Context): boolean {
+  const call = ref.parent;
+  if (call?.type !== 'CallExpression' || !(call.arguments as Node[]).includes(ref)) return false;
+  if (enclosingFunction(call) !== handler || !failureCallback(handler)) return false;
+  const args = call.arguments as Node[];
+  const timer = /^set(Timeout|Interval)$/.test(callName(call)) && args[0] === ref && args.length > 1;
+  return timer || schedulerOf(call, ctx).some((s) => args[s.at] === ref);
+}
+
+/**
+ * What a method scheduled from a failure callback makes can fail into that callback again: it hands the object
+ * itself to something it constructs (`new SlackWebSocket({ client: this })`, which emits `close` on it) or listens for
+ * a failure event. A method that only sends or flushes does neither.
+ */
+function reopens(fn: Node, keys: VisitorKeys): boolean {
+  return owned(bodyOf(fn), keys, { skipLoops: false }).some(
+    (n) =>
+      (n.type === 'NewExpression' &&
+        (n.arguments as Node[]).some((a) => mentions(a, keys, (m) => m.type === 'ThisExpression'))) ||
+      (n.type === 'CallExpression' &&
+        LISTENS.test(callName(n)) &&
+        FAILURE_EVENTS.has(eventName((n.arguments as Node[])[0]) ?? '')),
+  );
 }
 
 /**

@@ -6,12 +6,14 @@ import type { RuleName } from '../../src/eslint/plugin';
 import { cycles } from './cycles';
 import { libraries } from './libraries';
 import { methods } from './methods';
+import { retired } from './retired';
 import { samples as own, type Sample } from './samples';
 import { unseen } from './unseen';
 
 // The look-alike and retry samples, the cross-function cycles of real SDKs and drivers (issue 22), and the cycles
-// through prototype, object-literal and option-handler methods (issue 29), and the shapes of the grown dev half.
-const samples: readonly Sample[] = [...own, ...cycles, ...methods, ...unseen, ...libraries];
+// through prototype, object-literal and option-handler methods (issue 29), the shapes of the grown dev half and of the
+// retired eval half.
+const samples: readonly Sample[] = [...own, ...cycles, ...methods, ...unseen, ...retired, ...libraries];
 
 // ESLint's own RuleTester, reporting through vitest.
 RuleTester.describe = describe;
