@@ -295,7 +295,7 @@ class BreakerPass implements Pass {
     attemptMs?: number,
     allowedMs?: number,
     retryAfterMs?: number,
-    leftMs?: number,
+    deadlineMs?: number,
   ): StopReason | number | undefined {
     if (event === Report.START) {
       let admitted: CircuitPermit | CircuitOpenError;
@@ -313,7 +313,7 @@ class BreakerPass implements Pass {
       this.#permit?.end(event);
       if (event === Report.FAILURE && this.#breaker.state !== 'closed') return 'circuit-open';
     }
-    return this.#next?.settle(event, failure, attemptMs, allowedMs, retryAfterMs, leftMs);
+    return this.#next?.settle(event, failure, attemptMs, allowedMs, retryAfterMs, deadlineMs);
   }
 }
 

@@ -38,11 +38,11 @@ export interface RetryBudgetOptions {
    * twice that, as a server's Retry-After is (the spread at most `capMs`), or its own backoff if that is longer, so
    * that the calls held come back spread out, and the fewer the longer it goes on; a held retry that finds the
    * dependency queueing as it is about to start is refused. A hold is cut so that its sleep ends by half the time left
-   * before the call's deadline; a trouble older than the time left ends the call (`'budget'`: it cannot wait it out;
-   * not a failure whose server named its wait, which decide() keeps to the deadline),
-   * and a hold whose place in the pace comes after the deadline is not taken (the retry sleeps as unheld: its backoff,
-   * or the server's wait); one taken over its `maxRetryAfterMs` ends the call (`'budget'`). While some of those
-   * attempts are also slow, the dependency queues and sheds: the retry is refused, not held.
+   * before the call's deadline; a trouble older than the call's whole deadline ends the call (`'budget'`: it cannot
+   * wait it out; not a failure whose server named its wait, which `retry()` keeps to the deadline), and a hold longer
+   * than the time left is not taken (the retry sleeps as unheld: its backoff, or the server's wait); one taken over its
+   * `maxRetryAfterMs` ends the call (`'budget'`). While some of those attempts are also slow, the dependency queues and
+   * sheds: the retry is refused, not held.
    * A number in (0, 1]. Default `0.85`.
    */
   readonly failureRatio?: number | undefined;
@@ -164,7 +164,7 @@ class BudgetPass implements Pass {
     attemptMs = 0,
     allowedMs = Infinity,
     retryAfterMs?: number,
-    leftMs = Infinity,
+    deadlineMs = Infinity,
   ): 'budget' | number | undefined {
     if (event === Report.START) {
       const waited = this.#waited;
@@ -203,7 +203,7 @@ class BudgetPass implements Pass {
         throttled ? Infinity : this.#startedAt,
         // A server that names its wait has scheduled the retry (decide() ends the call if the wait is past the
         // deadline): it is not ended for the trouble's age (review 34).
-        (retryAfterMs as number) > 0 ? Number.POSITIVE_INFINITY : leftMs,
+        (retryAfterMs as number) > 0 ? Number.POSITIVE_INFINITY : deadlineMs,
       );
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();
@@ -305,7 +305,7 @@ class Budget implements RetryBudget, Guard {
    * that took `attemptMs` of the `allowedMs` it had, and says what the retry after it may do: `0` go as the backoff
    * says; a number > 0, wait at least that long (the trouble's age: the dependency is saturated); `-1` not at all.
    */
-  saturated(attemptMs: number, allowedMs: number, failed: number, startedAt: number, leftMs = Infinity): number {
+  saturated(attemptMs: number, allowedMs: number, failed: number, startedAt: number, deadlineMs = Infinity): number {
     const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : this.#slowMs;
     const now = this.#now();
     // When it began, as its pass read at its start (Infinity: now, no answer can have overtaken it); with no reading,
@@ -349,10 +349,11 @@ class Budget implements RetryBudget, Guard {
     // HELD_PACE for every first attempt it saw over `windowMs`. However long the trouble and many the calls held
     // through it, the retries they come back with add at most that share to this process's demand.
     if (Number.isNaN(this.#since)) this.#since = now;
-    // A trouble that has already lasted longer than the call has left will likely outlast it (its age is the best
-    // guess of what is left of it): the call cannot wait it out. Retrying at its backoff instead knocks on a dependency
-    // that is down, and lands on it, with every call like it, the moment it comes back. Refused.
-    if (now - this.#since > leftMs) return -1;
+    // A trouble that has already lasted longer than the call's whole deadline will likely outlast it (its age is the
+    // best guess of what is left of it): the call cannot wait it out. Retrying at its backoff instead knocks on a
+    // dependency that is down, and lands on it, with every call like it, the moment it comes back. Refused. (Its whole
+    // deadline, not its time left: a call begun as the trouble began rides out any trouble shorter than its deadline.)
+    if (now - this.#since > deadlineMs) return -1;
     const counts = this.#counts;
     counts.advance(now);
     this.#paced = this.#paceMs / Math.max(1, counts.a);
@@ -541,13 +542,13 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   `failureWindowMs`, unless an isolated one), it is refused, so the calls held through an outage do not feed the
  *   queue that forms as it ends. A hold never shortens the retry's own backoff; it is cut so that its sleep ends by
  *   half the time left before the call's deadline, leaving the attempt the other half. A trouble that has lasted
- *   longer than the call has left ends the call with `'budget'` (unless the server named its wait): a trouble's age
- *   is the best guess of what is left of it, so the call cannot wait it out, and retrying at its backoff instead would
- *   knock on a dependency that is down and land on it, with every call like it, as it comes back (on the explore
- *   scenario's evaluation draw: 97.5% to 97.9% safe, beneficial unchanged at 86.4%). A call begun as the trouble began
- *   so rides out only a trouble shorter than half its deadline. A call whose place in the pace comes after its deadline (a quiet
- *   process) sleeps as unheld. A hold taken longer than its `maxRetryAfterMs` ends the call with `'budget'`. A window
- *   with no attempt at all forgets the trouble.
+ *   longer than the call's whole deadline (`timeoutMs`) ends the call with `'budget'` at its next failure (unless the
+ *   server named its wait): a trouble's age is the best guess of what is left of it, so the call cannot wait it out,
+ *   and retrying at its backoff instead would knock on a dependency that is down and land on it, with every call like
+ *   it, as it comes back. A call begun as the trouble began rides out any trouble shorter than its deadline. A hold
+ *   longer than the time left (a trouble older than that, or a place in the pace after the deadline: a quiet process)
+ *   is not taken: the retry sleeps as unheld. A hold taken longer than its `maxRetryAfterMs` ends the call with
+ *   `'budget'`. A window with no attempt at all forgets the trouble.
  * A fast failure otherwise (a partial failure, a bad host among many, a refused connection) is retried, so a
  * dependency that fails some of its requests while it has room keeps what retrying is for. First attempts are never
  * refused. Both rules read only this budget's own attempts, and neither counts retries against a per-process reserve,

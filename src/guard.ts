@@ -50,10 +50,10 @@ export interface Pass {
    *   came: a budget reads it as queueing (see `isThrottled`). Forward it, with the other arguments, from a
    *   wrapper's pass (`(...args) => pass.settle(...args)`): a wrapper that names only the first four drops it, and a
    *   429 that names a wait then reads as one that names none (refused while the budget counts it as queueing).
-   * @param leftMs - With `FAILURE`: the time left before the call's deadline as the retry is decided, in ms (`Infinity`
-   *   with none). A budget ends the call (`'budget'`) when the dependency is down and the trouble has already lasted
-   *   longer than that (the call cannot wait it out), unless the server named its wait. Forward it too: a wrapper that
-   *   names only the first five drops it, and such a call keeps retrying at its backoff into a dependency that is down.
+   * @param deadlineMs - With `FAILURE`: the call's deadline (its `timeoutMs`, the whole of it), in ms (`Infinity` with
+   *   none). A budget ends the call (`'budget'`) when the dependency is down and the trouble has already lasted longer
+   *   than that (the call cannot wait it out), unless the server named its wait. Forward it too: a wrapper that names
+   *   only the first five drops it, and such a call keeps retrying at its backoff into a dependency that is down.
    */
   settle(
     event: Settle,
@@ -61,7 +61,7 @@ export interface Pass {
     attemptMs?: number,
     allowedMs?: number,
     retryAfterMs?: number,
-    leftMs?: number,
+    deadlineMs?: number,
   ): StopReason | number | undefined;
 }
 

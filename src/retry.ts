@@ -334,7 +334,7 @@ async function loop<T>(
             timedOut && !cut ? Infinity : tookMs,
             judgedMs,
             retryAfterMs,
-            timeoutMs - elapsedMs,
+            timeoutMs,
           );
           if (typeof verdict === 'number') held = verdict;
           else reason = verdict;

@@ -24,18 +24,18 @@ describe('review-adv4: the hold rule of issue 28 (src/decide.ts)', () => {
     );
   });
 
-  it("the README's budget bullets say what a call does when the trouble is older than its time left", () => {
+  it("the README's budget bullets say what a call does when the trouble is older than its deadline", () => {
     // README: "each retry is **held** at least as long as the trouble has lasted (never less than its own backoff,
     // never past the call's deadline)". Since issue 28 a call with a deadline shorter than the trouble's age is not
     // held: through a 30 s outage, 10,000 calls with a 2 s deadline on one budget sent 54,000 attempts, as many as
-    // with no budget (54,400), where the rule before sent 42,300. Since session 34 the budget ends such a call
-    // ('budget'), and the README must say so.
+    // with no budget (54,400), where the rule before sent 42,300. Since session 34 the budget ends a call that fails
+    // once the trouble has outlasted its whole deadline ('budget'), and the README must say so.
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const bullet = readme.slice(
       readme.indexOf('- When most attempts fail fast'),
       readme.indexOf('A first attempt is never'),
     );
-    expect(bullet).toMatch(/less time left than the outage has lasted gives up \(`budget`\)/);
+    expect(bullet).toMatch(/outage has outlasted its whole deadline gives up \(`budget`\)/);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * Adversarial review of 66a0a52: the budget ends a call ('budget') whose trouble is older than its time left.
+ * Adversarial review of 66a0a52: the budget ends a call ('budget') whose trouble is older than its time left (since
+ * this review, older than its whole deadline: see "make the deadline as long as the troubles" below).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -82,7 +83,7 @@ describe('review 34: retryingFetch with a budget and a deadline', () => {
     return { fetch, sent };
   };
 
-  it('a bare 503 through an outage older than the time left: one request, the 503 given back, given up (budget)', async () => {
+  it('a bare 503 through an outage older than the deadline: one request, the 503 given back, given up (budget)', async () => {
     const budget = createRetryBudget();
     const dep = downFor(8_000);
     for (let i = 0; i < 50; i++) {
@@ -186,10 +187,11 @@ async function secondOutage(budget: RetryBudget, quietSeconds = 30) {
 
 describe('review 34: "make the deadline as long as the troubles a call should ride out"', () => {
   it('calls begun with a 4 s outage, 5 s deadlines: the budget brings through what plain retries do', async () => {
-    // protecting.md: "Make the deadline as long as the troubles a call should ride out". 5 s > 4 s, but a call begun
-    // as the trouble began is ended once age > time left, i.e. at 2.5 s: it rides out only troubles under half its
-    // deadline. (The simulator's own outage: `simulate --strategies full,recommended --timeout 5s`: recommended
-    // gives up on 749 of 1,000 calls, against 633 before 66a0a52 and plain full jitter's 620.)
+    // protecting.md: "Make the deadline as long as the troubles a call should ride out". 5 s > 4 s, but 66a0a52 ended
+    // a call begun as the trouble began once age > time left, i.e. at 2.5 s: it rode out only troubles under half its
+    // deadline. (The simulator's own outage: `simulate --strategies full,recommended --timeout 5s`: recommended gave
+    // up on 749 of 1,000 calls, against 633 before 66a0a52 and plain full jitter's 620.) The budget now reads the
+    // whole deadline: 633 again.
     const run = async (budget: RetryBudget | undefined, timeoutMs: number) => {
       const end = performance.now() + 4_000;
       const dependency = () =>
@@ -237,13 +239,13 @@ describe('review 34: the pace after a long outage (pre-existing, found by the 10
 });
 
 describe('review 34: what held', () => {
-  it('timeoutMs Infinity never refuses by age; a deadline equal to the age is not refused; NaN/negative leftMs from a user pass', async () => {
+  it('timeoutMs Infinity never refuses by age; a deadline equal to the age is not refused; NaN/negative deadlineMs from a user pass', async () => {
     const budget = createRetryBudget({ windowMs: 3 });
     await troubleOf(budget, 3_000);
     const inf = settle(retry(failFast, { budget, maxAttempts: 2, random: () => 0, maxRetryAfterMs: Infinity }));
     await fake.clock.runAllAsync();
     expect(reasonOf(inf)).toBe('attempts');
-    // Direct passes: NaN reads as no deadline, a negative leftMs refuses (age >= 0 > leftMs).
+    // Direct passes: NaN reads as no deadline, a negative deadlineMs refuses (age >= 0 > deadlineMs).
     const b2 = createRetryBudget({ windowMs: 3 });
     await troubleOf(b2, 1_000);
     const p = b2.open();

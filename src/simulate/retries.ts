@@ -132,7 +132,7 @@ export class ClientRetries {
           attemptMs,
           allowedMs,
           retryAfterMs,
-          this.#policy.timeoutMs - elapsedMs,
+          this.#policy.timeoutMs,
         )
       : undefined;
     // The budget may hold the retry (the dependency is down): a wait it names, which decide() takes as a server's.
