@@ -352,7 +352,7 @@ class Budget implements RetryBudget, Guard {
     // A trouble that has already lasted longer than the call's whole deadline will likely outlast it (its age is the
     // best guess of what is left of it): the call cannot wait it out. Retrying at its backoff instead knocks on a
     // dependency that is down, and lands on it, with every call like it, the moment it comes back. Refused. (Its whole
-    // deadline, not its time left: a call begun as the trouble began rides out any trouble shorter than its deadline.)
+    // deadline, not its time left: a call begun as the trouble began is never ended by this before its deadline.)
     if (now - this.#since > deadlineMs) return -1;
     const counts = this.#counts;
     counts.advance(now);
@@ -545,7 +545,7 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   longer than the call's whole deadline (`timeoutMs`) ends the call with `'budget'` at its next failure (unless the
  *   server named its wait): a trouble's age is the best guess of what is left of it, so the call cannot wait it out,
  *   and retrying at its backoff instead would knock on a dependency that is down and land on it, with every call like
- *   it, as it comes back. A call begun as the trouble began rides out any trouble shorter than its deadline. A hold
+ *   it, as it comes back. A call begun as the trouble began is never ended by this before its deadline. A hold
  *   longer than the time left (a trouble older than that, or a place in the pace after the deadline: a quiet process)
  *   is not taken: the retry sleeps as unheld. A hold taken longer than its `maxRetryAfterMs` ends the call with
  *   `'budget'`. A window with no attempt at all forgets the trouble.
