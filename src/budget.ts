@@ -195,7 +195,8 @@ class BudgetPass implements Pass {
       // (no Retry-After, or one of 0) says the server is saturated now, however fast: it took as long as a timed-out
       // attempt, and began now (never overtaken). One with a wait is the server scheduling the retry: its own time.
       // Read here, from what retry() and the simulator report alike, so that { retry } alone carries none of it.
-      const throttled = !((retryAfterMs as number) > 0) && isThrottled(failure);
+      const named = (retryAfterMs as number) > 0;
+      const throttled = !named && isThrottled(failure);
       const hold = this.#budget.saturated(
         throttled ? Infinity : attemptMs,
         allowedMs,
@@ -203,7 +204,7 @@ class BudgetPass implements Pass {
         throttled ? Infinity : this.#startedAt,
         // A server that names its wait has scheduled the retry (decide() ends the call if the wait is past the
         // deadline): it is not ended for the trouble's age (review 34).
-        (retryAfterMs as number) > 0 ? Number.POSITIVE_INFINITY : deadlineMs,
+        named ? Infinity : deadlineMs,
       );
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();

@@ -35,6 +35,7 @@ import {
   type FileModel,
   fileModel,
   functionName,
+  isFailureEvent,
   LISTENS,
 } from './model';
 import { isClockCall, isWaitCall, statusPolarity, tests } from './properties';
@@ -307,7 +308,7 @@ function emitterOf(callback: Node): string | undefined {
   if (call?.type !== 'CallExpression' || (call.arguments as Node[])[1] !== callback) return undefined;
   const callee = call.callee as Node;
   if (callee.type !== 'MemberExpression' || !LISTENS.test(nameOf(callee.property as Node) ?? '')) return undefined;
-  if (!FAILURE_EVENTS.has(eventName((call.arguments as Node[])[0]) ?? '')) return undefined;
+  if (!isFailureEvent((call.arguments as Node[])[0])) return undefined;
   return refKey(callee.object as Node);
 }
 

@@ -76,6 +76,8 @@ export function eventName(arg: Node | undefined): string | undefined {
 
 /** The events whose listeners run on a failure. */
 export const FAILURE_EVENTS = new Set(['error', 'close', 'disconnect', 'end']);
+/** Whether a listener call's first argument names a failure event (see {@link eventName}). */
+export const isFailureEvent = (arg: Node | undefined): boolean => FAILURE_EVENTS.has(eventName(arg) ?? '');
 /** Calls that add a listener: `on(event, f)`. */
 export const LISTENS = /^(on|once|addListener|addEventListener|prependListener)$/;
 /** Calls that take a listener away. */

@@ -736,19 +736,19 @@ export function endsByAnswer(test: Node, nodes: readonly Node[], ctx: Context): 
     return right.type === 'CallExpression' ? [right] : [];
   });
   const outOfReach = (call: Node) => call.type === 'CallExpression' && entered(call, ctx).length === 0;
+  const limitOutOfReach = (call: Node) => {
+    noteByName(`${callName(call)}() out of reach, its answer taken as the limit`);
+    return true;
+  };
   return answers.some((call) => {
     const targets = entered(call, ctx);
-    if (targets.length === 0) {
-      noteByName(`${callName(call)}() out of reach, its answer taken as the limit`);
-      return true;
-    }
+    if (targets.length === 0) return limitOutOfReach(call);
     return targets.some((f) => {
       const returned = owned(bodyOf(f), ctx.keys, { skipLoops: false, skipCallbacks: true }).flatMap((r) =>
         r.type === 'ReturnStatement' && r.argument ? [r.argument as Node] : [],
       );
       const gives = returned.find(outOfReach);
-      if (gives) noteByName(`${callName(gives)}() out of reach, its answer taken as the limit`);
-      return returned.some(absent) || gives !== undefined;
+      return gives ? limitOutOfReach(gives) : returned.some(absent);
     });
   });
 }

@@ -64,6 +64,7 @@ import {
   eventName,
   FAILURE_EVENTS,
   functionName,
+  isFailureEvent,
   LISTENS,
   type Resolve,
 } from './model';
@@ -530,8 +531,6 @@ function failureReference(call: Node, matches: (arg: Node) => boolean): boolean 
   return arg !== undefined && !FUNCTIONS.has(arg.type) && matches(arg);
 }
 
-const isFailureEvent = (arg: Node | undefined): boolean => FAILURE_EVENTS.has(eventName(arg) ?? '');
-
 /**
  * The enclosing function that `call` enters again (a self-call, or itself handed to a scheduler), or undefined; only
  * functions named as the call's callee or its argument are looked at.
@@ -661,10 +660,11 @@ function analyseRecursion(fn: Node, ctx: Context): RetryShape | undefined {
   if (attempts.length > 0 && attempts.every((t) => onlyWaits(t.block as Node, keys))) return undefined;
   // The self-call is not a wait, even when its name says wait (`waitForExit()`); a scheduler of the file it goes
   // through is read for its wait and limit, not taken as a wait by its name.
-  const schedulers = again.flatMap((n) => schedulerOf(n, ctx).map((s) => s.fn));
-  const scheduled = schedulers.flatMap((f) => owned(bodyOf(f), keys, { skipLoops: false }));
+  const schedulers = new Map(again.map((n) => [n, schedulerOf(n, ctx).map((s) => s.fn)]));
+  const scheduled = [...schedulers.values()].flat().flatMap((f) => owned(bodyOf(f), keys, { skipLoops: false }));
+  const viaScheduler = (n: Node) => (schedulers.get(n)?.length ?? 0) > 0;
   const others = [
-    ...nodes.filter((n) => !(again.includes(n) && (calleeName(n) === name || schedulerOf(n, ctx).length > 0))),
+    ...nodes.filter((n) => !(again.includes(n) && (calleeName(n) === name || viaScheduler(n)))),
     ...scheduled,
   ];
   const names = withAliases(nodes, errorNames);
@@ -879,9 +879,7 @@ function reopens(fn: Node, keys: VisitorKeys): boolean {
     (n) =>
       (n.type === 'NewExpression' &&
         (n.arguments as Node[]).some((a) => mentions(a, keys, (m) => m.type === 'ThisExpression'))) ||
-      (n.type === 'CallExpression' &&
-        LISTENS.test(callName(n)) &&
-        FAILURE_EVENTS.has(eventName((n.arguments as Node[])[0]) ?? '')),
+      (n.type === 'CallExpression' && LISTENS.test(callName(n)) && isFailureEvent((n.arguments as Node[])[0])),
   );
 }
 
