@@ -21,7 +21,8 @@ export interface RetryBudgetOptions {
    * A failure that took at least this long, in ms, says the dependency is queueing, and gets no retry (nor does one
    * whose attempt timeout abandoned it), unless it is an isolated one (at most 1 in 100 of the last
    * `failureWindowMs`'s attempts, this one included, with `minimumCalls` of them) or fast answers overtook it (see
-   * {@link createRetryBudget}): a finite number > 0. Default: half the attempt's
+   * {@link createRetryBudget}); when every attempt of that window failed so, it is held instead (see `failureRatio`):
+   * a finite number > 0. Default: half the attempt's
    * `attemptTimeoutMs`; without one, half of what was left of the call's deadline when the attempt started, and an
    * attempt the deadline cut counts as slow; with neither, only a throttling answer that names no wait (see
    * `isThrottled`) does. An attempt that the call's own deadline cut before its `attemptTimeoutMs` counts at the time it
@@ -42,7 +43,10 @@ export interface RetryBudgetOptions {
    * wait it out; not a failure whose server named its wait, which `retry()` keeps to the deadline), and a hold longer
    * than the time left is not taken (the retry sleeps as unheld: its backoff, or the server's wait); one taken over its
    * `maxRetryAfterMs` ends the call (`'budget'`). While some of those attempts are also slow, the dependency queues and
-   * sheds: the retry is refused, not held.
+   * sheds: the retry is refused, not held. While all of them are (every attempt hung; none a throttling answer), in a
+   * process that sent at least `minimumCalls` first attempts over `windowMs`, the retry is held as for a dependency
+   * that is down, and starts only once 3 fast answers begun after the latest slow attempt have come back (a hang and
+   * a queue whose every attempt times out look alike until then); else it is refused as it is about to start.
    * A number in (0, 1]. Default `0.85`.
    */
   readonly failureRatio?: number | undefined;
@@ -144,6 +148,11 @@ class BudgetPass implements Pass {
    * starts, the pace step its hold took is given back as the call ends.
    */
   #waited = false;
+  /**
+   * The hold was given because every attempt hung (see {@link Budget.saturated}): the retry starts only once fast
+   * answers say the hang has ended ({@link Budget.recovered}), not merely on no sign of a queue.
+   */
+  #hung = false;
   /** The pace step the hold took (see {@link Budget.paced}), and the moment its place in the pace came. */
   #step = 0;
   #until = 0;
@@ -172,12 +181,15 @@ class BudgetPass implements Pass {
       else if (waited) {
         let queueing: boolean;
         try {
-          queueing = this.#budget.queueing(); // it waited: the dependency may have begun to queue since
+          // It waited: the dependency may have begun to queue since. One held through a hang needs more: fast answers
+          // since (a hang and a queue whose every attempt times out look alike until then).
+          queueing = this.#hung ? !this.#budget.recovered() : this.#budget.queueing();
         } catch (error) {
           throw withCause(error, failure); // a broken clock, found before a retry: the failure it follows as cause
         }
         if (queueing) return 'budget'; // not started: the RELEASE that follows gives its pace step back
         this.#waited = false;
+        this.#hung = false;
       }
       this.#held = false; // a retry starts: what it spent stays spent
       try {
@@ -205,12 +217,14 @@ class BudgetPass implements Pass {
         // A server that names its wait has scheduled the retry (decide() ends the call if the wait is past the
         // deadline): it is not ended for the trouble's age (review 34).
         named ? Infinity : deadlineMs,
+        throttled,
       );
       if (hold < 0) return 'budget';
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
       if (hold > 0) {
         this.#waited = true; // held through the trouble: asked again, as it starts, whether it may still go
+        this.#hung = this.#budget.hung();
         this.#step = this.#budget.paced();
         this.#until = this.#budget.slot();
         return hold;
@@ -227,6 +241,7 @@ class BudgetPass implements Pass {
       // start): its place in the pace is given back, so calls that cannot retry do not push the others' holds later.
       if (this.#waited) {
         this.#waited = false;
+        this.#hung = false;
         this.#budget.unpace(this.#step);
       }
     }
@@ -267,6 +282,8 @@ class Budget implements RetryBudget, Guard {
   #fastAt = 0;
   /** When the slow attempt that began last began, on this budget's clock; -Infinity for none. */
   #slowStart = Number.NEGATIVE_INFINITY;
+  /** Whether the last hold {@link saturated} gave was for a hang (every attempt in the window hung). */
+  #hung = false;
   /** When the trouble (a saturated failure) began, on this budget's clock; NaN while there is none. */
   #since = Number.NaN;
 
@@ -306,7 +323,14 @@ class Budget implements RetryBudget, Guard {
    * that took `attemptMs` of the `allowedMs` it had, and says what the retry after it may do: `0` go as the backoff
    * says; a number > 0, wait at least that long (the trouble's age: the dependency is saturated); `-1` not at all.
    */
-  saturated(attemptMs: number, allowedMs: number, failed: number, startedAt: number, deadlineMs = Infinity): number {
+  saturated(
+    attemptMs: number,
+    allowedMs: number,
+    failed: number,
+    startedAt: number,
+    deadlineMs = Infinity,
+    throttled = false,
+  ): number {
     const slowMs = Number.isNaN(this.#slowMs) ? allowedMs / 2 : this.#slowMs;
     const now = this.#now();
     // When it began, as its pass read at its start (Infinity: now, no answer can have overtaken it); with no reading,
@@ -333,15 +357,21 @@ class Budget implements RetryBudget, Guard {
     }
     const known = outcomes.a >= this.#minimumCalls;
     const failing = known && outcomes.b >= this.#failureRatio * outcomes.a;
+    // Every attempt of the window hung (failed slow; none a throttling answer, which names saturation) in a process
+    // that sends enough to see the hang end: the dependency answers nothing. A queue whose every attempt times out
+    // looks the same, until fast answers come back: held as a dependency that is down is, and let go only on them.
+    const hung =
+      slow === 1 && failed === 1 && !throttled && outcomes.b === outcomes.a && speeds.b === speeds.a && this.#busy(now);
+    this.#hung = hung;
     // A slow failure is the dependency queueing, unless it is an isolated one: a hung connection among many fast
     // answers (at most 1 in 100 of the window's attempts, with minimumCalls known) is still retried.
-    if (slow === 1 && this.#slowSeen(known)) return -1;
-    if (!failing) {
+    if (slow === 1 && !hung && this.#slowSeen(known)) return -1;
+    if (!failing && !hung) {
       if (!failed) this.#since = Number.NaN; // the trouble is over
       return 0;
     }
     // Most attempts failing while some are slow is a dependency that queues and sheds: refused, as a slow failure is.
-    if (this.#slowSeen(true)) return -1;
+    if (!hung && this.#slowSeen(true)) return -1;
     // A success counted while the window still reads failing: no retry follows it, so no hold to give (review 34: it
     // moved the pace to now + the trouble's age, a place no call took or gave back, and held the next trouble behind it).
     if (!failed) return 0;
@@ -370,6 +400,29 @@ class Budget implements RetryBudget, Guard {
   #forget(): void {
     this.#since = Number.NaN;
     this.#slot = Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * Whether this process sends enough to see a hang end: at least `minimumCalls` first attempts over `windowMs`. A
+   * quieter one would hold a call through a hang only to refuse it, with no fast answer to let it go.
+   */
+  #busy(now: number): boolean {
+    const counts = this.#counts;
+    counts.advance(now);
+    return counts.a >= this.#minimumCalls;
+  }
+
+  /** Whether the last hold given was for a hang: its retry then starts only once {@link recovered}. */
+  hung(): boolean {
+    return this.#hung;
+  }
+
+  /**
+   * Whether fast answers say the latest slow attempt's trouble has ended: the last {@link OVERTAKE} fast successes all
+   * began after it began. What a retry held through a hang needs to start. Reads no clock.
+   */
+  recovered(): boolean {
+    return this.#overtaken(this.#slowStart);
   }
 
   /** The pace step the last hold took, in ms (none: 0). */
@@ -496,8 +549,9 @@ const HELD_PACE = 0.3;
  * How many fast successes, all begun after a slow attempt began and back before it settled, say that it was not a
  * queue's: a queue serves in turn, so an attempt that waited in one is not overtaken by later ones. Three, so that one
  * lucky answer does not decide it. Chosen on the development cells of `herdless simulate --scenario explore` (two gave
- * the same safety); a hold instead of a refusal when every attempt hangs cost seven cells of safety in 400, and is not
- * taken.
+ * the same safety). The same evidence lets a retry held through a hang start: held with none needed, such retries cost
+ * 14 cells of safety in 1,000 (a queue whose every attempt times out looks like a hang); needing it, none in 2,000,
+ * for 20 more cells beneficial.
  */
 const OVERTAKE = 3;
 
@@ -525,7 +579,11 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   answers: at most 1 in 100 of the last `failureWindowMs`'s attempts were slow, this one included), and so is one
  *   that fast answers overtook (the last 3 fast successes all began after it began and came back before it settled: a
  *   queue serves in turn, so a slow answer overtaken by later ones is a long tail, a hang that has ended, a latency the
- *   dependency adds whatever its load). A quiet process, with no such evidence, does not retry a timeout.
+ *   dependency adds whatever its load). A quiet process, with no such evidence, does not retry a timeout. When every
+ *   attempt of the window failed slow (none a throttling answer) in a process that sent at least `minimumCalls` first
+ *   attempts over `windowMs`, the dependency answers nothing: the retry is held as below, and starts only once 3 fast
+ *   answers begun after the latest slow attempt have come back. A hang and a queue whose every attempt times out look
+ *   alike until then; without them the retry is refused as it is about to start, and so never joins a queue.
  *   A throttling answer that names no wait (no Retry-After, or 0; see `isThrottled`: a 429, an AWS throttling
  *   error, a gRPC RESOURCE_EXHAUSTED) counts as slow however fast it came: the dependency says it is saturated. One
  *   with a wait keeps its own time, and is waited as any fast failure is: retried unless most attempts are failing.

@@ -33,7 +33,8 @@ export type Settle = 0 | 1 | 2 | 3;
  *   `decide()`'s `holdMs`; a number that is not > 0 is no hold); the call's own reasons to stop (attempts, the
  *   server's wait, the deadline) come first, and `RELEASE` refunds what was paid;
  * - `START` of a retry returns `'circuit-open'` when the breaker opened during the sleep, or `'budget'` when the
- *   budget held it and the dependency has begun to queue since; `START` of the first
+ *   budget held it and the dependency has begun to queue since (or, held through a hang, no fast answer has come
+ *   back); `START` of the first
  *   attempt throws what the call rejects with (a `CircuitOpenError`), first attempts never being retried.
  * `START` and `FAILURE` may also throw a broken clock's or `random`'s error; `SUCCESS` and `RELEASE` never throw.
  */
