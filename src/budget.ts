@@ -43,10 +43,12 @@ export interface RetryBudgetOptions {
    * wait it out; not a failure whose server named its wait, which `retry()` keeps to the deadline), and a hold longer
    * than the time left is not taken (the retry sleeps as unheld: its backoff, or the server's wait); one taken over its
    * `maxRetryAfterMs` ends the call (`'budget'`). While some of those attempts are also slow, the dependency queues and
-   * sheds: the retry is refused, not held. While all of them are (every attempt hung; none a throttling answer), in a
-   * process that sent at least `minimumCalls` first attempts over `windowMs`, the retry is held as for a dependency
-   * that is down, and starts only once 3 fast answers begun after the latest slow attempt have come back (a hang and
-   * a queue whose every attempt times out look alike until then); else it is refused as it is about to start.
+   * sheds: the retry is refused, not held. While all of them are (every attempt hung; no throttling answer in the
+   * window), in a process that sent at least `minimumCalls` first attempts over `windowMs` and one since the attempt
+   * that hung began (its traffic goes on), the retry is held as for a dependency that is down, and starts only at its
+   * place in the pace and once 3 fast answers begun after the latest slow attempt have come back (a hang and a queue
+   * whose every attempt times out look alike until then); else it is refused as it is about to start, after its hold
+   * (the trouble's age or more, spread, paced, cut by the deadline: give calls a deadline to bound it).
    * A number in (0, 1]. Default `0.85`.
    */
   readonly failureRatio?: number | undefined;
@@ -60,7 +62,8 @@ export interface RetryBudgetOptions {
   /**
    * The fewest attempts in that window for `failureRatio` to apply: an integer >= 1, or `Infinity` (the rule off).
    * Default `4`: a call of its own with up to 4 attempts is never stopped by this rule alone, and a quiet process
-   * still acts on a few attempts that all failed.
+   * still acts on a few attempts that all failed. Also the fewest first attempts over `windowMs` for a hang to be held
+   * (see `failureRatio`).
    */
   readonly minimumCalls?: number | undefined;
   /**
@@ -182,8 +185,11 @@ class BudgetPass implements Pass {
         let queueing: boolean;
         try {
           // It waited: the dependency may have begun to queue since. One held through a hang needs more: fast answers
-          // since (a hang and a queue whose every attempt times out look alike until then).
-          queueing = this.#hung ? !this.#budget.recovered() : this.#budget.queueing();
+          // since (a hang and a queue whose every attempt times out look alike until then), and its place in the pace
+          // (review 35: a hold the deadline cut woke early, and all those awake went together on the first answers).
+          queueing = this.#hung
+            ? !this.#budget.recovered() || this.#budget.time() < this.#until - 1
+            : this.#budget.queueing();
         } catch (error) {
           throw withCause(error, failure); // a broken clock, found before a retry: the failure it follows as cause
         }
@@ -284,6 +290,11 @@ class Budget implements RetryBudget, Guard {
   #slowStart = Number.NEGATIVE_INFINITY;
   /** Whether the last hold {@link saturated} gave was for a hang (every attempt in the window hung). */
   #hung = false;
+  /** When the latest throttling answer was counted, on this budget's clock; -Infinity for none. */
+  #throttledAt = Number.NEGATIVE_INFINITY;
+  /** When the latest first attempt began, on this budget's clock; -Infinity for none. */
+  #firstAt = Number.NEGATIVE_INFINITY;
+  readonly #failureWindowMs: number;
   /** When the trouble (a saturated failure) began, on this budget's clock; NaN while there is none. */
   #since = Number.NaN;
 
@@ -314,6 +325,7 @@ class Budget implements RetryBudget, Guard {
     this.#paceMs = Math.min(windowMs / HELD_PACE, Number.MAX_VALUE); // finite: a step given back never makes NaN
     this.#counts = new SlidingCounts(windowMs);
     this.#outcomes = new SlidingCounts(failureWindowMs);
+    this.#failureWindowMs = failureWindowMs;
     this.#speeds = new SlidingCounts(failureWindowMs);
     onlyKnown(options, KNOWN, 'retry budget', (key) => nearest(key, KNOWN));
   }
@@ -360,8 +372,14 @@ class Budget implements RetryBudget, Guard {
     // Every attempt of the window hung (failed slow; none a throttling answer, which names saturation) in a process
     // that sends enough to see the hang end: the dependency answers nothing. A queue whose every attempt times out
     // looks the same, until fast answers come back: held as a dependency that is down is, and let go only on them.
+    if (throttled) this.#throttledAt = now;
     const hung =
-      slow === 1 && failed === 1 && !throttled && outcomes.b === outcomes.a && speeds.b === speeds.a && this.#busy(now);
+      slow === 1 &&
+      failed === 1 &&
+      outcomes.b === outcomes.a &&
+      speeds.b === speeds.a &&
+      now - this.#throttledAt > this.#failureWindowMs &&
+      this.#busy(now, start);
     this.#hung = hung;
     // A slow failure is the dependency queueing, unless it is an isolated one: a hung connection among many fast
     // answers (at most 1 in 100 of the window's attempts, with minimumCalls known) is still retried.
@@ -403,13 +421,15 @@ class Budget implements RetryBudget, Guard {
   }
 
   /**
-   * Whether this process sends enough to see a hang end: at least `minimumCalls` first attempts over `windowMs`. A
-   * quieter one would hold a call through a hang only to refuse it, with no fast answer to let it go.
+   * Whether this process sends enough to see a hang end: at least `minimumCalls` first attempts over `windowMs`, and
+   * one begun after the attempt that hung began (traffic goes on; review 35: a burst with nothing after it, or a lone
+   * call with `minimumCalls` 1, held only to be refused). A quieter one would hold a call through a hang only to
+   * refuse it, with no fast answer to let it go.
    */
-  #busy(now: number): boolean {
+  #busy(now: number, start: number): boolean {
     const counts = this.#counts;
     counts.advance(now);
-    return counts.a >= this.#minimumCalls;
+    return counts.a >= this.#minimumCalls && this.#firstAt > start;
   }
 
   /** Whether the last hold given was for a hang: its retry then starts only once {@link recovered}. */
@@ -492,6 +512,7 @@ class Budget implements RetryBudget, Guard {
     }
     counts.advance(now);
     counts.add(1, 0);
+    this.#firstAt = Math.max(this.#firstAt, now);
   }
 
   tryWithdraw(): RetryPermit | false {
@@ -531,6 +552,8 @@ class Budget implements RetryBudget, Guard {
     this.#fastStarts = [];
     this.#fastAt = 0;
     this.#slowStart = Number.NEGATIVE_INFINITY;
+    this.#throttledAt = Number.NEGATIVE_INFINITY;
+    this.#firstAt = Number.NEGATIVE_INFINITY;
     this.#forget(); // the trouble and its pace
     this.#now.reset();
   }
@@ -580,10 +603,12 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   that fast answers overtook (the last 3 fast successes all began after it began and came back before it settled: a
  *   queue serves in turn, so a slow answer overtaken by later ones is a long tail, a hang that has ended, a latency the
  *   dependency adds whatever its load). A quiet process, with no such evidence, does not retry a timeout. When every
- *   attempt of the window failed slow (none a throttling answer) in a process that sent at least `minimumCalls` first
- *   attempts over `windowMs`, the dependency answers nothing: the retry is held as below, and starts only once 3 fast
- *   answers begun after the latest slow attempt have come back. A hang and a queue whose every attempt times out look
- *   alike until then; without them the retry is refused as it is about to start, and so never joins a queue.
+ *   attempt of the window failed slow (no throttling answer among them) in a process that sent at least
+ *   `minimumCalls` first attempts over `windowMs`, one of them since the attempt that hung began, the dependency
+ *   answers nothing: the retry is held as below, and starts only at its place in the pace, once 3 fast answers begun
+ *   after the latest slow attempt have come back. A hang and a queue whose every attempt times out look alike until
+ *   then; without them the retry is refused as it is about to start (after its hold: a deadline bounds it), and so
+ *   never joins a queue.
  *   A throttling answer that names no wait (no Retry-After, or 0; see `isThrottled`: a 429, an AWS throttling
  *   error, a gRPC RESOURCE_EXHAUSTED) counts as slow however fast it came: the dependency says it is saturated. One
  *   with a wait keeps its own time, and is waited as any fast failure is: retried unless most attempts are failing.

@@ -17,10 +17,13 @@ function dependency() {
   return { state, fn };
 }
 
-/** `n` calls begun together on `budget` against `fn`, each with a 200 ms attempt timeout, recording their sleeps. */
+/**
+ * `n` calls begun together on `budget` against `fn`, each with a 200 ms attempt timeout, recording their sleeps; then,
+ * 1 ms later, one more, alone (`last`): traffic that goes on after them.
+ */
 function calls(n: number, budget: ReturnType<typeof createRetryBudget>, fn: () => Promise<string>, extra = {}) {
   const delays: number[] = [];
-  const runs = Array.from({ length: n }, () =>
+  const call = () =>
     settle(
       retry(fn, {
         budget,
@@ -29,28 +32,32 @@ function calls(n: number, budget: ReturnType<typeof createRetryBudget>, fn: () =
         onRetry: ({ delayMs }) => void delays.push(delayMs),
         ...extra,
       }),
-    ),
-  );
-  return { runs, delays };
+    );
+  const runs = Array.from({ length: n }, call);
+  fake.clock.tick(1);
+  return { runs, delays, last: call() };
 }
 
 describe('createRetryBudget: a hang is held, and let go only on fast answers', () => {
   it('in a process that sends enough, a timeout when every attempt hangs is held, not refused; fast answers let it go', async () => {
     const budget = createRetryBudget();
     const dep = dependency();
-    // 4 first attempts over windowMs: enough to see the hang end. All hang; at 200 ms all time out.
-    const { runs, delays } = calls(4, budget, dep.fn);
+    // 5 first attempts over windowMs, the last begun after the others: enough to see the hang end. All hang; at 200 ms
+    // the first 4 time out (the 5th, with no call begun after it, is refused at once: see below).
+    const { runs, delays, last } = calls(4, budget, dep.fn);
     await fake.clock.tickAsync(200);
     expect(runs.map((r) => r.result.status)).toEqual(['pending', 'pending', 'pending', 'pending']); // held, not refused
-    // Held as a dependency that is down is: paced, one step (windowMs / 0.3 / 4 first attempts = 8,333 ms) apart.
+    // Held as a dependency that is down is: paced, one step (windowMs / 0.3 / 5 first attempts = 6,667 ms) apart.
     expect(delays).toHaveLength(4);
-    for (const d of delays) expect(d).toBeGreaterThanOrEqual(8_333);
+    for (const d of delays) expect(d).toBeGreaterThanOrEqual(6_666);
+    await fake.clock.tickAsync(1);
+    expect(last.result.reason).toMatchObject({ reason: 'budget', attempts: 1 });
     // The hang ends; three fast answers begun after the last hung attempt say so.
     dep.state.hanging = false;
     for (let i = 0; i < 3; i++) await retry(dep.fn, { budget, attemptTimeoutMs: 200 });
     await fake.clock.runAllAsync();
     for (const r of runs) expect(r.result).toMatchObject({ status: 'fulfilled', value: 'ok' });
-    expect(dep.state.calls).toBe(4 + 3 + 4); // each held call retried once
+    expect(dep.state.calls).toBe(5 + 3 + 4); // each held call retried once
   });
 
   it('with no fast answer by the end of its hold, the held retry is refused as it was to start: a queue whose every attempt times out looks the same', async () => {
@@ -59,7 +66,7 @@ describe('createRetryBudget: a hang is held, and let go only on fast answers', (
     const { runs } = calls(4, budget, dep.fn);
     await fake.clock.runAllAsync();
     for (const r of runs) expect(r.result.reason).toMatchObject({ reason: 'budget', attempts: 1 });
-    expect(dep.state.calls).toBe(4); // no retry ever joined what may have been a queue
+    expect(dep.state.calls).toBe(5); // no retry ever joined what may have been a queue
     expect(fake.clock.countTimers()).toBe(0);
   });
 
@@ -81,13 +88,13 @@ describe('createRetryBudget: a hang is held, and let go only on fast answers', (
     }
     await fake.clock.runAllAsync();
     for (const r of runs) expect((r.result.reason as RetryError).reason).toBe('budget');
-    expect(dep.state.calls).toBe(4);
+    expect(dep.state.calls).toBe(5);
   });
 
   it('a quiet process (under 4 first attempts over windowMs) is refused at once, as before: it would hold only to refuse', async () => {
     const budget = createRetryBudget();
     const dep = dependency();
-    const { runs, delays } = calls(3, budget, dep.fn);
+    const { runs, delays } = calls(2, budget, dep.fn); // and one more: 3 first attempts
     await fake.clock.tickAsync(200);
     for (const r of runs) expect(r.result.reason).toMatchObject({ reason: 'budget', attempts: 1 });
     expect(delays).toEqual([]); // no sleep first
@@ -120,7 +127,7 @@ describe('createRetryBudget: a hang is held, and let go only on fast answers', (
     expect(delays).toEqual([0, 0, 0, 0]); // the holds (8 s and more) are past the 1.8 s left: not taken
     await fake.clock.runAllAsync();
     for (const r of runs) expect(r.result.reason).toMatchObject({ reason: 'budget', attempts: 1 });
-    expect(dep.state.calls).toBe(4);
+    expect(dep.state.calls).toBe(5);
   });
 });
 
@@ -133,9 +140,9 @@ describe('the guide quotes what holding a hang changed on the evaluation draw', 
   const after = recommended(draw);
   const guide = readFileSync(new URL('../docs/guide/protecting.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
 
-  it('"gained N cells of safety and lost M ..., K cells of benefit and lost J (hangs X% to Y%)"', () => {
+  it('"gained N cells of safety and lost M ..., and K cells of benefit and lost J (hangs X% to Y%)"', () => {
     const m =
-      /holding those retries until fast answers come back gained (\d+) cells of safety and lost (\d+) .*?, (\d+) cells of benefit and lost (\d+) \(hangs (\d+)% to (\d+)%\)/.exec(
+      /holding those retries until fast answers come back gained (\d+) cells of safety and lost (\d+) .*?, and (\d+) cells of benefit and lost (\d+) \(hangs (\d+)% to (\d+)%\)/.exec(
         guide,
       );
     expect(m).not.toBeNull();
