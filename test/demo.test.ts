@@ -68,15 +68,17 @@ describe('the real-server demo', () => {
     // `amplification` counts (every lane's alike, since they share one thread), but it never saves an attempt.
     for (const r of [naive, plain]) {
       expect(r.received).toBeGreaterThan(1.5 * calls); // about 2.8 a call
-      expect(r.received).toBeGreaterThan(2 * recommended.received); // about 3 times
+      expect(r.received).toBeGreaterThan(1.5 * recommended.received); // about twice
       expect(r.amplification).toBeGreaterThan(recommended.amplification); // 2.4x against 0.9x, on an idle machine
       expect(r.recoveryMs).toBeNull();
       expect(r.behindMs).toBeGreaterThan(s.attemptTimeoutMs);
       expect(r.refused + r.budgetStops).toBe(0);
     }
-    // The budget refuses the retries of attempts that timed out: about one request a call, as not retrying sends.
+    // Every attempt times out in the queue: the budget holds their retries and lets them go only on fast answers,
+    // once the queue has drained, paced (0.3 per first attempt); those whose hold ends first it refuses. About 1.4
+    // requests a call, where not retrying sends one (review 35: it refused them all, and sent one).
     expect(recommended.budgetStops).toBeGreaterThan(0);
-    expect(recommended.received).toBeLessThan(1.3 * calls);
+    expect(recommended.received).toBeLessThan(1.6 * calls);
     expect(none.received).toBeLessThanOrEqual(calls);
     // And its server drains its queue as not retrying's does: as many successes with far fewer requests than the naive
     // loop, and far less work left behind.
