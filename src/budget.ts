@@ -1,4 +1,5 @@
 import { isThrottled } from './classify';
+import { HELD_SHARE } from './decide';
 import { type Guard, type Pass, Report, type Settle } from './guard';
 import { nearest } from './nearest';
 import { reportLater } from './report';
@@ -45,10 +46,11 @@ export interface RetryBudgetOptions {
    * `maxRetryAfterMs` ends the call (`'budget'`). While some of those attempts are also slow, the dependency queues and
    * sheds: the retry is refused, not held. While all of them are (every attempt hung; no throttling answer in the
    * window), in a process that sent at least `minimumCalls` first attempts over `windowMs` and one since the attempt
-   * that hung began (its traffic goes on), the retry is held as for a dependency that is down, and starts only at its
-   * place in the pace and once 3 fast answers begun after the latest slow attempt have come back (a hang and a queue
-   * whose every attempt times out look alike until then); else it is refused as it is about to start, after its hold
-   * (the trouble's age or more, spread, paced, cut by the deadline: give calls a deadline to bound it).
+   * that hung began (its traffic goes on), the retry is held as for a dependency that is down, and starts only once 3
+   * fast answers begun after the latest slow attempt have come back (a hang and a queue whose every attempt times out
+   * look alike until then); else it is refused as it is about to start, after its hold (the trouble's age or more,
+   * spread, paced: give calls a deadline to bound it). One whose hold its deadline would cut (past a quarter of the
+   * time left) is refused at once: it would go early, with every other such one, on the first fast answers.
    * A number in (0, 1]. Default `0.85`.
    */
   readonly failureRatio?: number | undefined;
@@ -164,6 +166,10 @@ class BudgetPass implements Pass {
    * threw (the clock's error then surfaces where it always has, as the attempt is counted).
    */
   #startedAt = Number.NaN;
+  /** When the call's first attempt began, on the budget's clock (what its time left is read from); NaN: unknown. */
+  #began = Number.NaN;
+  /** The budget's {@link Budget.epoch} when the hold was given: a hold from before a reset() gives nothing back. */
+  #epoch = 0;
   readonly #budget: Budget;
 
   constructor(budget: Budget) {
@@ -185,11 +191,10 @@ class BudgetPass implements Pass {
         let queueing: boolean;
         try {
           // It waited: the dependency may have begun to queue since. One held through a hang needs more: fast answers
-          // since (a hang and a queue whose every attempt times out look alike until then), and its place in the pace
-          // (review 35: a hold the deadline cut woke early, and all those awake went together on the first answers).
-          queueing = this.#hung
-            ? !this.#budget.recovered() || this.#budget.time() < this.#until - 1
-            : this.#budget.queueing();
+          // since (a hang and a queue whose every attempt times out look alike until then). Its clock is read all the
+          // same, so a broken one is found before the retry (review 35).
+          if (this.#hung) this.#budget.time();
+          queueing = this.#hung ? !this.#budget.recovered() : this.#budget.queueing();
         } catch (error) {
           throw withCause(error, failure); // a broken clock, found before a retry: the failure it follows as cause
         }
@@ -203,11 +208,12 @@ class BudgetPass implements Pass {
       } catch {
         this.#startedAt = Number.NaN;
       }
+      if (Number.isNaN(this.#began)) this.#began = this.#startedAt;
       // A held retry starting (by over a millisecond) before its place in the pace came did not take its hold: the
       // call's deadline cut it, or the call could not wait it out and slept its backoff. Its step is given back, so
       // that the holds not taken do not push the ones taken later (review: with a 10 s deadline, the pace ran 10 s
       // ahead each second of an outage, and no call was held after its first 50 ms).
-      if (waited && this.#startedAt < this.#until - 1) this.#budget.unpace(this.#step);
+      if (waited && this.#startedAt < this.#until - 1) this.#budget.unpace(this.#step, this.#epoch);
     } else if (event === Report.FAILURE) {
       // A throttling answer (see `isThrottled`: a 429, an AWS throttling error, a gRPC RESOURCE_EXHAUSTED) with no wait
       // (no Retry-After, or one of 0) says the server is saturated now, however fast: it took as long as a timed-out
@@ -229,8 +235,17 @@ class BudgetPass implements Pass {
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
       if (hold > 0) {
+        // Held through a hang, it could only go at its place in the pace: a hold its deadline would cut (or not take)
+        // wakes early, to be refused (or, on the first fast answers, to go with every other such one: review 35). It
+        // is refused now instead, rather than sleeping only to be refused (review 35b).
+        if (this.#budget.hung() && hold > (deadlineMs - (this.#budget.time() - this.#began)) * HELD_SHARE) {
+          this.#held.release();
+          this.#budget.unpace(this.#budget.paced(), this.#budget.epoch());
+          return 'budget';
+        }
         this.#waited = true; // held through the trouble: asked again, as it starts, whether it may still go
         this.#hung = this.#budget.hung();
+        this.#epoch = this.#budget.epoch();
         this.#step = this.#budget.paced();
         this.#until = this.#budget.slot();
         return hold;
@@ -248,7 +263,7 @@ class BudgetPass implements Pass {
       if (this.#waited) {
         this.#waited = false;
         this.#hung = false;
-        this.#budget.unpace(this.#step);
+        this.#budget.unpace(this.#step, this.#epoch);
       }
     }
     return undefined;
@@ -455,9 +470,20 @@ class Budget implements RetryBudget, Guard {
     return this.#slot;
   }
 
-  /** A held retry that never started gives its pace step back: the next hold takes the place it left. */
-  unpace(step: number): void {
-    this.#slot -= step;
+  /**
+   * A held retry that never started gives its pace step back: the next hold takes the place it left. Not one given
+   * before a reset(): that pace is gone (review 35b: it moved the next hold ahead of the new trouble's).
+   */
+  unpace(step: number, epoch: number): void {
+    if (epoch === this.#epoch) this.#slot -= step;
+  }
+
+  /** How many times reset() was called: a hold's pace step is given back only within its epoch. */
+  #epoch = 0;
+
+  /** The current epoch (see {@link unpace}). */
+  epoch(): number {
+    return this.#epoch;
   }
 
   /** This budget's clock, read now (a steady reading: it never goes back). */
@@ -555,6 +581,7 @@ class Budget implements RetryBudget, Guard {
     this.#throttledAt = Number.NEGATIVE_INFINITY;
     this.#firstAt = Number.NEGATIVE_INFINITY;
     this.#forget(); // the trouble and its pace
+    this.#epoch++;
     this.#now.reset();
   }
 }
@@ -605,10 +632,10 @@ const UNCAPPED: RetryPermit = { release() {} };
  *   dependency adds whatever its load). A quiet process, with no such evidence, does not retry a timeout. When every
  *   attempt of the window failed slow (no throttling answer among them) in a process that sent at least
  *   `minimumCalls` first attempts over `windowMs`, one of them since the attempt that hung began, the dependency
- *   answers nothing: the retry is held as below, and starts only at its place in the pace, once 3 fast answers begun
- *   after the latest slow attempt have come back. A hang and a queue whose every attempt times out look alike until
- *   then; without them the retry is refused as it is about to start (after its hold: a deadline bounds it), and so
- *   never joins a queue.
+ *   answers nothing: the retry is held as below (one whose hold its deadline would cut is refused at once), and
+ *   starts only once 3 fast answers begun after the latest slow attempt have come back. A hang and a queue whose every
+ *   attempt times out look alike until then; without them the retry is refused as it is about to start (after its
+ *   hold: a deadline bounds it), and so never joins a queue.
  *   A throttling answer that names no wait (no Retry-After, or 0; see `isThrottled`: a 429, an AWS throttling
  *   error, a gRPC RESOURCE_EXHAUSTED) counts as slow however fast it came: the dependency says it is saturated. One
  *   with a wait keeps its own time, and is waited as any fast failure is: retried unless most attempts are failing.

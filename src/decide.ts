@@ -17,6 +17,12 @@ export type Decision =
   | { readonly retry: false; readonly reason: StopReason };
 
 /**
+ * The share of the time left before the deadline a budget's hold may take: cut to it, the hold's sleep (spread by up to
+ * as long again) ends by half the time left, and the attempt keeps the other half.
+ */
+export const HELD_SHARE = 0.25;
+
+/**
  * Whether to retry after `attempt` failed, `elapsedMs` into the call, the server having asked for `retryAfterMs`
  * (or not), the policy's budget holding the retry for `holdMs` (0: not held). Checks, in order: attempts left, the
  * server's wait against `maxRetryAfterMs`, the hold the budget's retry will take against it too (`'budget'`), and
@@ -51,7 +57,7 @@ export function decide(
   // a call whose trouble is older than its whole deadline (see budget.ts). It sleeps as unheld; the budget still asks
   // again as the retry starts. Only a hold taken is held to maxRetryAfterMs.
   const leftMs = policy.timeoutMs - elapsedMs;
-  const heldMs = holdMs > 0 && holdMs <= leftMs ? Math.min(holdMs, leftMs / 4) : 0;
+  const heldMs = holdMs > 0 && holdMs <= leftMs ? Math.min(holdMs, leftMs * HELD_SHARE) : 0;
   if (heldMs > policy.maxRetryAfterMs || holdMs === Infinity) return { retry: false, reason: 'budget' };
   const hinted = (retryAfterMs as number) > 0;
   let delayMs = hinted ? spreadAfter(retryAfterMs as number, policy) : delayFor(policy, attempt, previousBackoffMs);

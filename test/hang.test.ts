@@ -119,15 +119,18 @@ describe('createRetryBudget: a hang is held, and let go only on fast answers', (
     expect(delays).toEqual([]);
   });
 
-  it('a call whose hold is past its deadline sleeps its backoff, then still needs the fast answers to go', async () => {
+  it('a call whose place in the pace is past the share of its deadline a hold may take is refused at once (review 35b)', async () => {
     const budget = createRetryBudget();
     const dep = dependency();
     const { runs, delays } = calls(4, budget, dep.fn, { timeoutMs: 2_000, random: () => 0 });
     await fake.clock.tickAsync(200);
-    expect(delays).toEqual([0, 0, 0, 0]); // the holds (8 s and more) are past the 1.8 s left: not taken
-    await fake.clock.runAllAsync();
+    // The holds (6.7 s and more) are past a quarter of the 1.8 s left: it could only go at its place, so it would
+    // sleep only to be refused. Refused now, with no sleep.
+    expect(delays).toEqual([]);
     for (const r of runs) expect(r.result.reason).toMatchObject({ reason: 'budget', attempts: 1 });
     expect(dep.state.calls).toBe(5);
+    await fake.clock.runAllAsync();
+    expect(fake.clock.countTimers()).toBe(0);
   });
 });
 
