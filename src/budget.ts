@@ -193,8 +193,10 @@ class BudgetPass implements Pass {
           // It waited: the dependency may have begun to queue since. One held through a hang needs more: fast answers
           // since (a hang and a queue whose every attempt times out look alike until then). Its clock is read all the
           // same, so a broken one is found before the retry (review 35).
-          if (this.#hung) this.#budget.time();
-          queueing = this.#hung ? !this.#budget.recovered() : this.#budget.queueing();
+          if (this.#hung) {
+            this.#budget.time();
+            queueing = !this.#budget.recovered();
+          } else queueing = this.#budget.queueing();
         } catch (error) {
           throw withCause(error, failure); // a broken clock, found before a retry: the failure it follows as cause
         }
@@ -235,19 +237,16 @@ class BudgetPass implements Pass {
       this.#held = this.#budget.tryWithdraw();
       if (!this.#held) return 'budget';
       if (hold > 0) {
-        // Held through a hang, it could only go at its place in the pace: a hold its deadline would cut (or not take)
-        // wakes early, to be refused (or, on the first fast answers, to go with every other such one: review 35). It
-        // is refused now instead, rather than sleeping only to be refused (review 35b).
-        if (this.#budget.hung() && hold > (deadlineMs - (this.#budget.time() - this.#began)) * HELD_SHARE) {
-          this.#held.release();
-          this.#budget.unpace(this.#budget.paced(), this.#budget.epoch());
-          return 'budget';
-        }
         this.#waited = true; // held through the trouble: asked again, as it starts, whether it may still go
         this.#hung = this.#budget.hung();
         this.#epoch = this.#budget.epoch();
         this.#step = this.#budget.paced();
         this.#until = this.#budget.slot();
+        // Held through a hang, it could only go at its place in the pace: a hold its deadline would cut (or not take)
+        // wakes early, to be refused (or, on the first fast answers, to go with every other such one: review 35). It
+        // is refused now instead, rather than sleeping only to be refused (review 35b); the RELEASE that follows gives
+        // back its withdrawal and its pace step, as for any held retry that never starts.
+        if (this.#hung && hold > (deadlineMs - (this.#budget.time() - this.#began)) * HELD_SHARE) return 'budget';
         return hold;
       }
     } else if (event === Report.SUCCESS) {
